@@ -1,0 +1,11 @@
+#!/usr/bin/env node
+'use strict';
+const fs = require('fs');
+const { main } = require('../dist/cjs/cli/main.js');
+
+const code = main(process.argv.slice(2), {
+  stdout: (s) => process.stdout.write(s),
+  stderr: (s) => process.stderr.write(s),
+  readStdin: () => fs.readFileSync(0, 'utf8'),
+});
+process.exitCode = code;

@@ -1,0 +1,29 @@
+// JSON in and out with Python's json module semantics.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "value.h"
+
+namespace jinja {
+
+struct JsonDumpsOptions {
+  std::optional<std::string> indent;           // None, or the indent string (int n -> n spaces)
+  std::optional<std::string> item_separator;   // default ", " (or "," when indent is set)
+  std::optional<std::string> key_separator;    // default ": "
+  bool sort_keys = false;
+  bool ensure_ascii = false;
+};
+
+// json.dumps(v, ...). Non-JSON values (Undefined, functions, objects) raise
+// TypeError ("Object of type Undefined is not JSON serializable").
+std::string json_dumps(const Value& v, const JsonDumpsOptions& options);
+
+// json.loads(text): key order kept, duplicate keys keep the first position
+// with the last value, exact big ints, int/float split, NaN/Infinity/-Infinity.
+// Throws Error(ErrorKind::Json, "JSONDecodeError", "<Python's message>").
+Value json_loads(std::string_view text);
+
+}  // namespace jinja

@@ -1,0 +1,193 @@
+// The Python value model seen by templates.
+//
+// A Value is a small tagged handle: scalars inline, everything else behind an
+// immutable shared pointer (strings, lists, tuples, dicts, functions) so that
+// copying a Value is cheap and compiled templates plus their constants can be
+// shared by many threads. The only mutable heap kind is Object (namespace(),
+// loop, cycler, joiner), which owns its own synchronisation story: objects are
+// created per render and never shared across renders.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace jinja {
+
+class Value;
+struct RenderState;
+
+enum class Kind : uint8_t {
+  Undefined,  // jinja2.Undefined (carries a hint for error messages)
+  None,
+  Bool,
+  Int,     // fits in int64
+  BigInt,  // Python int outside int64, exact
+  Float,
+  Str,     // Unicode text, stored as UTF-8; len/index/slice are by code point
+  List,
+  Tuple,
+  Dict,      // insertion-ordered, keys are hashable Values
+  Function,  // builtin, macro or bound method
+  Object,    // namespace, loop, cycler, joiner, ...
+};
+
+struct StrData {
+  explicit StrData(std::string s);
+  std::string utf8;
+  bool ascii;           // all bytes < 0x80: code point ops can use bytes
+  size_t length;        // number of code points
+  bool markup = false;  // produced by |safe / |escape (printing is the same)
+};
+
+struct BigIntData {
+  bool negative = false;
+  std::string digits;  // magnitude in decimal, no leading zeros
+};
+
+struct UndefinedData {
+  std::string hint;                         // message used when the undefined is misused
+  std::string error_type = "UndefinedError";  // "SecurityError" for unsafe attributes
+};
+
+struct ListData {
+  std::vector<Value> items;
+};
+
+class DictData {
+ public:
+  DictData() = default;
+  // Python dict semantics: setting an existing key keeps its position.
+  void set(Value key, Value value);
+  const Value* find(const Value& key) const;
+  const Value* find_str(std::string_view key) const;
+  size_t size() const { return entries_.size(); }
+  const std::vector<std::pair<Value, Value>>& entries() const { return entries_; }
+  void reserve(size_t n) { entries_.reserve(n); }
+
+ private:
+  std::vector<std::pair<Value, Value>> entries_;
+  // Index over string keys, built lazily once the dict grows past a few
+  // entries. Not thread-safe to build: dicts are filled by one thread and
+  // frozen before sharing (find() on a frozen dict only reads the index
+  // after freeze() built it).
+  mutable std::unique_ptr<std::unordered_map<std::string_view, size_t>> index_;
+  void build_index() const;
+
+ public:
+  void freeze() const { if (entries_.size() > 8 && !index_) build_index(); }
+};
+
+struct CallArgs {
+  std::vector<Value> args;
+  std::vector<std::pair<std::string, Value>> kwargs;
+  const Value* kwarg(std::string_view name) const;
+};
+
+using NativeFn = std::function<Value(RenderState&, CallArgs&)>;
+
+struct FunctionData {
+  enum class FnKind { Builtin, Macro, BoundMethod };
+  FnKind fn_kind = FnKind::Builtin;
+  std::string name;  // "items", "range", macro name ...
+  std::string repr;  // what str()/repr() prints, e.g. "<built-in method items of dict object>"
+  NativeFn fn;
+};
+
+class Object {
+ public:
+  virtual ~Object() = default;
+  virtual std::string type_name() const = 0;  // Python class name, e.g. "Namespace", "LoopContext"
+  // Attribute lookup; return Value() (undefined) when absent.
+  virtual Value get_attr(RenderState& state, std::string_view name) const;
+  // Attribute assignment ({% set ns.x = 1 %}); false when the object refuses.
+  virtual bool set_attr(std::string_view name, Value value);
+  virtual std::string repr() const;  // str() and repr()
+  virtual bool callable() const { return false; }
+  virtual Value call(RenderState& state, CallArgs& args);
+  // Iteration protocol for iterable objects (dict views): `iterable()` true
+  // means iterate()/py_len() use `elements()`; truthiness follows length.
+  virtual bool iterable() const { return false; }
+  virtual std::vector<Value> elements() const { return {}; }
+};
+
+class Value {
+ public:
+  Value() : kind_(Kind::Undefined) { num_.i = 0; }  // a plain undefined
+
+  static Value undefined(std::string hint, std::string error_type = "UndefinedError");
+  static Value none() { Value v; v.kind_ = Kind::None; return v; }
+  static Value boolean(bool b) { Value v; v.kind_ = Kind::Bool; v.num_.b = b; return v; }
+  static Value integer(int64_t i) { Value v; v.kind_ = Kind::Int; v.num_.i = i; return v; }
+  static Value big_integer(BigIntData data);  // normalises to Int when it fits
+  static Value floating(double f) { Value v; v.kind_ = Kind::Float; v.num_.f = f; return v; }
+  static Value string(std::string utf8);
+  static Value string(std::shared_ptr<const StrData> data);
+  static Value list(std::vector<Value> items);
+  static Value tuple(std::vector<Value> items);
+  static Value dict(std::shared_ptr<const DictData> data);
+  static Value function(std::shared_ptr<const FunctionData> fn);
+  static Value object(std::shared_ptr<Object> obj);
+
+  Kind kind() const { return kind_; }
+  bool is_undefined() const { return kind_ == Kind::Undefined; }
+  bool is_none() const { return kind_ == Kind::None; }
+  bool is_str() const { return kind_ == Kind::Str; }
+  bool is_int() const { return kind_ == Kind::Int || kind_ == Kind::BigInt; }  // excludes bool
+  bool is_number() const { return kind_ == Kind::Int || kind_ == Kind::BigInt || kind_ == Kind::Float || kind_ == Kind::Bool; }
+  bool is_sequence_like() const { return kind_ == Kind::List || kind_ == Kind::Tuple; }
+
+  bool as_bool() const { return num_.b; }
+  int64_t as_int() const { return num_.i; }
+  double as_float() const { return num_.f; }
+  const BigIntData& as_bigint() const { return *static_cast<const BigIntData*>(ptr_.get()); }
+  const StrData& str_data() const { return *static_cast<const StrData*>(ptr_.get()); }
+  const std::string& as_str() const { return str_data().utf8; }
+  const std::vector<Value>& items() const { return static_cast<const ListData*>(ptr_.get())->items; }  // List/Tuple
+  const DictData& as_dict() const { return *static_cast<const DictData*>(ptr_.get()); }
+  const FunctionData& as_function() const { return *static_cast<const FunctionData*>(ptr_.get()); }
+  Object& as_object() const { return *static_cast<Object*>(const_cast<void*>(ptr_.get())); }
+  const UndefinedData* undefined_data() const { return static_cast<const UndefinedData*>(ptr_.get()); }  // may be null
+
+  std::shared_ptr<const StrData> str_ptr() const { return std::static_pointer_cast<const StrData>(ptr_); }
+  std::shared_ptr<const DictData> dict_ptr() const { return std::static_pointer_cast<const DictData>(ptr_); }
+  // Identity of heap values (for `is sameas` and cycle checks).
+  const void* identity() const { return ptr_.get(); }
+
+ private:
+  Kind kind_;
+  union {
+    bool b;
+    int64_t i;
+    double f;
+  } num_;
+  std::shared_ptr<const void> ptr_;
+};
+
+// Broken-down local time used by strftime_now (the render's injectable clock).
+struct DateTime {
+  int year = 1970, month = 1, day = 1, hour = 0, minute = 0, second = 0, microsecond = 0;
+};
+
+struct RenderLimits {
+  size_t max_output_bytes = 256u << 20;  // rendered text
+  size_t max_depth = 512;                // nested macro calls / recursive loops / expression depth
+  uint64_t max_steps = 200'000'000;      // evaluation steps (loop iterations, calls, nodes)
+  size_t max_collection = 10'000'000;    // elements produced by range(), string repetition, ...
+};
+
+// Per-render mutable state. One per render call; never shared across threads.
+struct RenderState {
+  RenderLimits limits;
+  DateTime now;
+  uint64_t steps = 0;
+  size_t depth = 0;
+  void tick();  // counts a step; throws Error(ErrorKind::Limit) past max_steps
+};
+
+}  // namespace jinja

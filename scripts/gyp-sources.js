@@ -1,0 +1,12 @@
+// Lists the C++ sources of the embedded backend for binding.gyp, so new files
+// under native/jinja are picked up without editing the build file.
+const fs = require('fs');
+const path = require('path');
+const root = path.join(__dirname, '..');
+const out = [];
+for (const dir of ['native/addon', 'native/jinja']) {
+  for (const f of fs.readdirSync(path.join(root, dir)).sort()) {
+    if (/\.(cc|cpp)$/.test(f)) out.push(`${dir}/${f}`);
+  }
+}
+process.stdout.write(out.join(' '));

@@ -1,0 +1,40 @@
+/**
+ * node-vllm-cpp: OpenAI Chat Completions histories -> the exact prompt pinned
+ * Python vLLM builds, and model output -> OpenAI tool_calls.
+ *
+ * Data flow: request -> protocol (validate) -> conversation (vLLM
+ * post-processing) -> native (marshal, lex, parse, evaluate) -> prompt.
+ */
+export { renderChat, renderChatAsync } from './render';
+export type { Backend, RenderChatOptions, RenderChatResult } from './render';
+export { compileTemplate, CompiledTemplate, pyReprOfJson } from './native/embedded';
+export type { RenderLimits } from './native/embedded';
+export { loadTemplateFromPath } from './templates/load';
+export type { LoadedTemplate } from './templates/load';
+export { buildTemplateContext, cutContinueFinal } from './conversation';
+export type { ArgumentsPolicy, BuildOptions, BuiltContext, ContentFormat, TemplateFacts } from './conversation';
+export * from './protocol/schemas';
+export { parsePyJson, serializePyJson } from './protocol/pyjson';
+export { parseToolCalls, createStreamingToolParser, accumulateDeltas, TOOL_PARSERS } from './parsers';
+export type {
+  ParseResult,
+  ParsedToolCall,
+  StreamDelta,
+  StreamingToolParser,
+  ToolCallDelta,
+  ToolShape,
+} from './parsers';
+export {
+  BackendError,
+  LimitError,
+  NodeVllmError,
+  RequestValidationError,
+  SecurityError,
+  TemplateError,
+  TemplateLoadError,
+  TemplateRaisedError,
+  TemplateRuntimeError,
+  TemplateSyntaxError,
+  ToolArgumentsError,
+  ToolParseError,
+} from './errors';
