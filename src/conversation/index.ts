@@ -1,0 +1,151 @@
+/**
+ * Request -> template variables, as vLLM 0.25.0 (+ the transformers it
+ * installs) builds them: validate, build messages, post-process tool calls,
+ * shape tools, resolve kwargs, and serialize for the native renderer.
+ */
+
+import { RequestValidationError } from '../errors';
+import { isPyDict, parsePyJson, PyJsonDecodeError, pyTruthy, serializePyJson } from '../protocol/pyjson';
+import { ChatCompletionRequestSchema, validateRequest } from '../protocol/schemas';
+import { convertDeveloperToSystem, templateSupportsDeveloper } from './developer';
+import { buildChatKwargs, kwargsFrom, resolveTemplateVariables } from './kwargs';
+import { buildMessage } from './messages';
+import { postprocessMessages } from './tool-arguments';
+import { normalizeForTemplate } from './template-inputs';
+import { shapeTools } from './tools';
+import { prepareContinueFinal } from './continue-final';
+import type { BuildOptions, BuiltContext, ContentFormat, TemplateFacts } from './types';
+
+export type {
+  ArgumentsPolicy,
+  BuildOptions,
+  BuiltContext,
+  ContentFormat,
+  ContinueFinalState,
+  TemplateFacts,
+} from './types';
+export { cutContinueFinal, prepareContinueFinal, CONTINUE_FINAL_MESSAGE_TAG } from './continue-final';
+export { normalizeContent, collapseToolContent } from './content';
+export { buildMessage, reorderToolCall, renameReasoningContent } from './messages';
+export { postprocessMessages } from './tool-arguments';
+export { shapeTools } from './tools';
+export { mergeKwargs, buildChatKwargs, resolveTemplateVariables, APPLY_CHAT_TEMPLATE_PARAMS } from './kwargs';
+export { convertDeveloperToSystem, templateSupportsDeveloper } from './developer';
+export { normalizeForTemplate } from './template-inputs';
+export {
+  parsePyJson,
+  serializePyJson,
+  PyFloat,
+  PyJsonDecodeError,
+  PY_KEYS,
+  pyKeys,
+  pyEntries,
+  makePyDict,
+  isPyDict,
+  pyTypeName,
+  pyTruthy,
+  pyFloatRepr,
+  pyDeepCopy,
+} from '../protocol/pyjson';
+export type { PyValue, PyDict } from '../protocol/pyjson';
+export * from '../protocol/schemas';
+
+const has = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
+
+function toRequestValue(request: unknown): Record<string, unknown> {
+  let value = request;
+  if (typeof request === 'string') {
+    try {
+      value = parsePyJson(request);
+    } catch (e) {
+      if (e instanceof PyJsonDecodeError) throw new RequestValidationError(`Invalid JSON body: ${e.message}`, '');
+      throw e;
+    }
+  }
+  if (!isPyDict(value)) throw new RequestValidationError('The request body must be a JSON object', '');
+  return value as Record<string, unknown>;
+}
+
+export function buildTemplateContext(request: unknown, facts: TemplateFacts, options: BuildOptions = {}): BuiltContext {
+  const req = toRequestValue(request);
+  validateRequest(ChatCompletionRequestSchema, req);
+  const policy = options.policy ?? 'strict';
+  const format: ContentFormat =
+    options.contentFormat && options.contentFormat !== 'auto' ? options.contentFormat : facts.contentFormat;
+
+  const addGenerationPrompt =
+    options.addGenerationPrompt ?? (has(req, 'add_generation_prompt') ? (req['add_generation_prompt'] as boolean) : true);
+  const continueFinalMessage =
+    options.continueFinalMessage ?? (has(req, 'continue_final_message') ? (req['continue_final_message'] as boolean) : false);
+  // request-level validator (on the raw values)
+  if (continueFinalMessage && pyTruthy(options.addGenerationPrompt ?? req['add_generation_prompt'])) {
+    throw new RequestValidationError(
+      'continue_final_message: Cannot set both `continue_final_message` and `add_generation_prompt` to True.',
+      'continue_final_message',
+    );
+  }
+  if (req['chat_template'] !== null && req['chat_template'] !== undefined) {
+    throw new RequestValidationError(
+      'chat_template: Chat template is passed with request, but --trust-request-chat-template is not set. Refused request with untrusted chat template.',
+      'chat_template',
+    );
+  }
+
+  const tools = shapeTools(req['tools']);
+  const kwargs = buildChatKwargs({
+    requestKwargs: kwargsFrom(req['chat_template_kwargs']),
+    serverKwargs: kwargsFrom(options.chatTemplateKwargs),
+    addGenerationPrompt,
+    continueFinalMessage,
+    documents: req['documents'],
+    reasoningEffort: req['reasoning_effort'],
+    toolDicts: tools,
+  });
+
+  const warnings: string[] = [];
+  const rawMessages = req['messages'] as Record<string, unknown>[];
+  let conversation = rawMessages.map((m, i) => buildMessage(m, format, i));
+  postprocessMessages(conversation, policy, warnings);
+
+  const supportsDeveloper =
+    facts.supportsDeveloperRole ?? (facts.templateSource !== undefined ? templateSupportsDeveloper(facts.templateSource) : false);
+  if (!supportsDeveloper) conversation = convertDeveloperToSystem(conversation);
+
+  const resolved = resolveTemplateVariables(kwargs, facts.undeclaredVariables, options.specialTokens);
+  if (resolved.continueFinalMessage && resolved.addGenerationPrompt) {
+    throw new RequestValidationError(
+      'continue_final_message: continue_final_message and add_generation_prompt are not compatible. Use continue_final_message when you want the model to continue the final message, and add_generation_prompt when you want to add a header that will prompt it to start a new assistant message instead.',
+      'continue_final_message',
+    );
+  }
+  const documents = resolved.documents ?? null;
+  if (documents !== null && (!Array.isArray(documents) || !documents.every(isPyDict))) {
+    throw new RequestValidationError("documents: Documents should be a list of dicts with 'title' and 'text' keys!", 'documents');
+  }
+
+  const messages = options.transformersNormalization === false ? conversation : normalizeForTemplate(conversation);
+  let templateMessages: unknown[] = messages;
+  let continueFinal = null;
+  if (resolved.continueFinalMessage) {
+    const prepared = prepareContinueFinal(messages, facts.templateSource);
+    templateMessages = prepared.messages;
+    continueFinal = prepared.state;
+  }
+
+  const vars = new Map<string, unknown>([
+    ['messages', templateMessages],
+    ['tools', resolved.tools ?? null],
+    ['documents', documents],
+    ['add_generation_prompt', resolved.addGenerationPrompt],
+  ]);
+  for (const [k, v] of resolved.extra) vars.set(k, v);
+
+  return {
+    contextJson: serializePyJson(vars),
+    messages,
+    tools: (resolved.tools ?? null) as unknown[] | null,
+    templateVariables: [...vars.keys()],
+    warnings,
+    continueFinal,
+  };
+}

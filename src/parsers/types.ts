@@ -1,0 +1,45 @@
+/** Public types shared by every tool-call parser. */
+
+export type ToolShape =
+  | { type?: 'function'; function: { name: string; description?: string | null; parameters?: unknown } }
+  | { type?: 'function'; name: string; description?: string | null; parameters?: unknown };
+
+export interface ParsedToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+export interface ParseResult {
+  content: string | null;
+  tool_calls: ParsedToolCall[];
+}
+
+export interface ParseOptions {
+  /** A vLLM `--tool-call-parser` name, e.g. `hermes`, `gemma4`. */
+  parser: string;
+  /** The request's tools, Chat Completions or Responses shape. */
+  tools?: ToolShape[];
+  /** Deterministic ids for tests; defaults to the parser's vLLM id style. */
+  idGenerator?: () => string;
+}
+
+export interface ToolCallDelta {
+  index: number;
+  id?: string;
+  type?: 'function';
+  function?: { name?: string; arguments?: string };
+}
+
+export interface StreamDelta {
+  content?: string;
+  tool_calls?: ToolCallDelta[];
+  finish_reason?: 'tool_calls' | 'stop';
+}
+
+export interface StreamingToolParser {
+  push(chunk: string): StreamDelta[];
+  end(): StreamDelta[];
+}
+
+export { ToolParseError } from '../errors';

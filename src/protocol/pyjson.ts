@@ -1,0 +1,601 @@
+/**
+ * A JSON codec with Python `json.loads` semantics, lossless for what a Jinja
+ * template can observe.
+ *
+ * Value model (what `parsePyJson` returns; `serializePyJson` accepts it and
+ * plain JS values alike):
+ *
+ * | JSON / Python            | JS value                                           |
+ * |--------------------------|----------------------------------------------------|
+ * | `null` / None            | `null`                                             |
+ * | `true` / True            | `true`                                             |
+ * | string / str             | `string` (lone surrogates kept as UTF-16 units)    |
+ * | int (safe range)         | `number` (always `Number.isInteger`)               |
+ * | int (beyond 2^53-1)      | `bigint` (exact)                                   |
+ * | float, not integral      | `number` (the same double Python gets)             |
+ * | float, integral (`1.0`, `-0.0`, `1e3`) | `PyFloat` (value + original text)    |
+ * | NaN / Infinity / -Infinity, `1e400` | `number` (`NaN`, `±Infinity`)           |
+ * | array / list             | `Array`                                            |
+ * | object / dict            | plain object; if JS's own-key order differs from   |
+ * |                          | Python's (integer-like keys), the Python order is  |
+ * |                          | kept in the non-enumerable `PY_KEYS` symbol        |
+ *
+ * So zod and ordinary code can read the values (objects are plain objects,
+ * most numbers are numbers); only integral floats and big ints are wrapped.
+ * Use `pyKeys`/`pyEntries` to walk objects in Python order and `makePyDict`
+ * to build objects whose order must survive. Duplicate keys keep the first
+ * position and the last value, as Python's dict does. A `__proto__` key is an
+ * ordinary own property.
+ *
+ * The serializer writes standard JSON plus bare `NaN`/`Infinity`/`-Infinity`
+ * tokens; floats always carry a `.` or an exponent so Python reads them back
+ * as floats; lone surrogates are written as `\udXXX` escapes. Python's
+ * `json.loads` of the output equals Python's `json.loads` of the original text.
+ */
+
+import { NodeVllmError } from '../errors';
+
+/** Own-key order of a decoded object, when it differs from JS's own order. */
+export const PY_KEYS: unique symbol = Symbol.for('node-vllm-cpp.pyjson.keys') as never;
+
+/** A Python float whose value is integral (`1.0`, `-0.0`, `1e3`): JS would print it as an int. */
+export class PyFloat {
+  /** `text`: the JSON source text of the number when it came from a parse. */
+  constructor(
+    readonly value: number,
+    readonly text?: string,
+  ) {}
+  valueOf(): number {
+    return this.value;
+  }
+  toJSON(): number {
+    return this.value;
+  }
+  toString(): string {
+    return pyFloatRepr(this.value);
+  }
+}
+
+export type PyValue = null | boolean | number | bigint | string | PyFloat | PyValue[] | PyDict;
+export interface PyDict {
+  [key: string]: PyValue;
+}
+
+/** Python's `json.JSONDecodeError` (or the `ValueError` for over-long ints). `message` is `str(e)`. */
+export class PyJsonDecodeError extends NodeVllmError {
+  override name = 'PyJsonDecodeError';
+  /** The Python exception class: `JSONDecodeError` or `ValueError`. */
+  readonly pythonType: 'JSONDecodeError' | 'ValueError';
+  /** The bare message (`Expecting value`), without the position suffix. */
+  readonly msg: string;
+  /** Code-point offset, line and column as Python reports them (absent for ValueError). */
+  readonly pos?: number;
+  readonly lineno?: number;
+  readonly colno?: number;
+
+  constructor(msg: string, doc: string | null, utf16Pos: number) {
+    if (doc === null) {
+      super(msg);
+      this.pythonType = 'ValueError';
+      this.msg = msg;
+      return;
+    }
+    const { pos, lineno, colno } = pythonPosition(doc, utf16Pos);
+    super(`${msg}: line ${lineno} column ${colno} (char ${pos})`);
+    this.pythonType = 'JSONDecodeError';
+    this.msg = msg;
+    this.pos = pos;
+    this.lineno = lineno;
+    this.colno = colno;
+  }
+}
+
+/** Python counts code points; JS indexes UTF-16 units. */
+function pythonPosition(doc: string, utf16Pos: number): { pos: number; lineno: number; colno: number } {
+  let pos = 0;
+  let lineno = 1;
+  let lastNl = -1; // code-point index of the last '\n' before pos
+  for (let i = 0; i < utf16Pos; i++) {
+    const c = doc.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < utf16Pos) {
+      const d = doc.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) i++;
+    }
+    if (c === 0x0a) {
+      lineno++;
+      lastNl = pos;
+    }
+    pos++;
+  }
+  return { pos, lineno, colno: pos - lastNl };
+}
+
+// ---------------------------------------------------------------------------
+// helpers over the value model
+
+export function isPyDict(v: unknown): v is PyDict {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof PyFloat) && !(v instanceof Map);
+}
+
+/** Own keys in Python order. */
+export function pyKeys(obj: object): string[] {
+  const own = Object.keys(obj);
+  const recorded = (obj as { [PY_KEYS]?: string[] })[PY_KEYS];
+  if (!recorded) return own;
+  const ownSet = new Set(own);
+  const out = recorded.filter((k) => ownSet.has(k));
+  if (out.length !== own.length) {
+    const seen = new Set(out);
+    for (const k of own) if (!seen.has(k)) out.push(k);
+  }
+  return out;
+}
+
+export function pyEntries(obj: object): Array<[string, unknown]> {
+  return pyKeys(obj).map((k) => [k, (obj as Record<string, unknown>)[k]]);
+}
+
+/** Set an own property, even for `__proto__`. */
+export function setOwn(obj: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') {
+    Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
+  } else {
+    obj[key] = value;
+  }
+}
+
+/** Record the insertion order on `obj` when JS's own order differs from it. */
+function recordOrder(obj: Record<string, unknown>, order: string[]): void {
+  const own = Object.keys(obj);
+  let same = own.length === order.length;
+  for (let i = 0; same && i < order.length; i++) same = own[i] === order[i];
+  if (!same) Object.defineProperty(obj, PY_KEYS, { value: order, enumerable: false, configurable: true, writable: true });
+}
+
+/** Build a dict from entries, keeping their order (later duplicates overwrite values in place). */
+export function makePyDict(entries: Iterable<readonly [string, unknown]>): PyDict {
+  const obj: Record<string, unknown> = {};
+  const order: string[] = [];
+  for (const [k, v] of entries) {
+    if (!Object.prototype.hasOwnProperty.call(obj, k)) order.push(k);
+    setOwn(obj, k, v);
+  }
+  recordOrder(obj, order);
+  return obj as PyDict;
+}
+
+/** Python's type name of a value in the model. */
+export function pyTypeName(v: unknown): string {
+  if (v === null || v === undefined) return 'NoneType';
+  if (typeof v === 'boolean') return 'bool';
+  if (typeof v === 'string') return 'str';
+  if (typeof v === 'bigint') return 'int';
+  if (typeof v === 'number') return Number.isInteger(v) && !Object.is(v, -0) ? 'int' : 'float';
+  if (v instanceof PyFloat) return 'float';
+  if (Array.isArray(v)) return 'list';
+  return 'dict';
+}
+
+/** Python truthiness. */
+export function pyTruthy(v: unknown): boolean {
+  if (v === null || v === undefined || v === false) return false;
+  if (v === true) return true;
+  if (typeof v === 'string') return v.length > 0;
+  if (typeof v === 'bigint') return v !== 0n;
+  if (typeof v === 'number') return v !== 0; // NaN is truthy in Python
+  if (v instanceof PyFloat) return v.value !== 0;
+  if (Array.isArray(v)) return v.length > 0;
+  if (v instanceof Map) return v.size > 0;
+  if (typeof v === 'object') return pyKeys(v).length > 0;
+  return true;
+}
+
+/** Python `repr(float)`: shortest round-trip digits, exponent form when exp < -4 or >= 16. */
+export function pyFloatRepr(x: number): string {
+  if (Number.isNaN(x)) return 'nan';
+  if (x === Infinity) return 'inf';
+  if (x === -Infinity) return '-inf';
+  if (x === 0) return Object.is(x, -0) ? '-0.0' : '0.0';
+  const sign = x < 0 ? '-' : '';
+  const [mant, expStr] = Math.abs(x).toExponential().split('e');
+  const digits = mant!.replace('.', '');
+  const exp = Number(expStr);
+  if (exp < -4 || exp >= 16) {
+    const m = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
+    const e = Math.abs(exp);
+    return `${sign}${m}e${exp < 0 ? '-' : '+'}${e < 10 ? '0' : ''}${e}`;
+  }
+  if (exp < 0) return `${sign}0.${'0'.repeat(-exp - 1)}${digits}`;
+  if (digits.length <= exp + 1) return `${sign}${digits}${'0'.repeat(exp + 1 - digits.length)}.0`;
+  return `${sign}${digits.slice(0, exp + 1)}.${digits.slice(exp + 1)}`;
+}
+
+// ---------------------------------------------------------------------------
+// decoder
+
+/** Nesting bound: Python's scanner would hit its recursion limit around this depth. */
+export const MAX_DEPTH = 1000;
+const INT_MAX_STR_DIGITS = 4300;
+
+function isWs(c: number): boolean {
+  return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
+}
+function isDigit(c: number): boolean {
+  return c >= 0x30 && c <= 0x39;
+}
+function hexVal(c: number): number {
+  if (c >= 0x30 && c <= 0x39) return c - 0x30;
+  if (c >= 0x61 && c <= 0x66) return c - 0x61 + 10;
+  if (c >= 0x41 && c <= 0x46) return c - 0x41 + 10;
+  return -1;
+}
+
+/** Signals "no value here" (Python's StopIteration from the scanner), carrying the index. */
+class NoValue {
+  constructor(readonly idx: number) {}
+}
+
+class Decoder {
+  private depth = 0;
+  constructor(private readonly s: string) {}
+
+  err(msg: string, pos: number): PyJsonDecodeError {
+    return new PyJsonDecodeError(msg, this.s, pos);
+  }
+
+  skipWs(i: number): number {
+    const s = this.s;
+    while (i < s.length && isWs(s.charCodeAt(i))) i++;
+    return i;
+  }
+
+  /** Returns [value, nextIndex]; throws NoValue when nothing starts at idx. */
+  scan(idx: number): [PyValue, number] {
+    const s = this.s;
+    if (idx >= s.length) throw new NoValue(idx);
+    const c = s[idx];
+    switch (c) {
+      case '"':
+        return this.scanString(idx + 1);
+      case '{':
+        return this.scanObject(idx + 1);
+      case '[':
+        return this.scanArray(idx + 1);
+      case 'n':
+        if (s.startsWith('null', idx)) return [null, idx + 4];
+        break;
+      case 't':
+        if (s.startsWith('true', idx)) return [true, idx + 4];
+        break;
+      case 'f':
+        if (s.startsWith('false', idx)) return [false, idx + 5];
+        break;
+      case 'N':
+        if (s.startsWith('NaN', idx)) return [NaN, idx + 3];
+        break;
+      case 'I':
+        if (s.startsWith('Infinity', idx)) return [Infinity, idx + 8];
+        break;
+      case '-':
+        if (s.startsWith('-Infinity', idx)) return [-Infinity, idx + 9];
+        break;
+    }
+    return this.scanNumber(idx);
+  }
+
+  scanNumber(start: number): [PyValue, number] {
+    const s = this.s;
+    const n = s.length;
+    let i = start;
+    if (s.charCodeAt(i) === 0x2d) {
+      i++;
+      if (i >= n) throw new NoValue(start);
+    }
+    const c0 = s.charCodeAt(i);
+    if (c0 >= 0x31 && c0 <= 0x39) {
+      i++;
+      while (i < n && isDigit(s.charCodeAt(i))) i++;
+    } else if (c0 === 0x30) {
+      i++;
+    } else {
+      throw new NoValue(start);
+    }
+    let isFloat = false;
+    if (i < n - 1 && s.charCodeAt(i) === 0x2e && isDigit(s.charCodeAt(i + 1))) {
+      isFloat = true;
+      i += 2;
+      while (i < n && isDigit(s.charCodeAt(i))) i++;
+    }
+    if (i < n - 1 && (s.charCodeAt(i) === 0x65 || s.charCodeAt(i) === 0x45)) {
+      const eStart = i;
+      i++;
+      if (i < n - 1 && (s.charCodeAt(i) === 0x2d || s.charCodeAt(i) === 0x2b)) i++;
+      while (i < n && isDigit(s.charCodeAt(i))) i++;
+      if (isDigit(s.charCodeAt(i - 1))) isFloat = true;
+      else i = eStart;
+    }
+    const text = s.slice(start, i);
+    if (isFloat) {
+      const v = Number(text);
+      if (Number.isInteger(v) || Object.is(v, -0)) return [new PyFloat(v, text), i];
+      return [v, i];
+    }
+    const digits = text.startsWith('-') ? text.length - 1 : text.length;
+    if (digits > INT_MAX_STR_DIGITS) {
+      throw new PyJsonDecodeError(
+        `Exceeds the limit (${INT_MAX_STR_DIGITS} digits) for integer string conversion: value has ${digits} digits; use sys.set_int_max_str_digits() to increase the limit`,
+        null,
+        0,
+      );
+    }
+    if (digits <= 15) {
+      const v = Number(text);
+      return [v === 0 ? 0 : v, i];
+    }
+    const big = BigInt(text);
+    if (big >= BigInt(Number.MIN_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER)) return [Number(big), i];
+    return [big, i];
+  }
+
+  scanString(end: number): [string, number] {
+    const s = this.s;
+    const n = s.length;
+    const begin = end - 1;
+    let out = '';
+    for (;;) {
+      let next = end;
+      let c = 0;
+      for (; next < n; next++) {
+        c = s.charCodeAt(next);
+        if (c === 0x22 || c === 0x5c) break;
+        if (c <= 0x1f) throw this.err('Invalid control character at', next);
+      }
+      if (next >= n) throw this.err('Unterminated string starting at', begin);
+      if (next !== end) out += s.slice(end, next);
+      next++;
+      if (c === 0x22) {
+        end = next;
+        break;
+      }
+      if (next === n) throw this.err('Unterminated string starting at', begin);
+      const e = s[next]!;
+      if (e !== 'u') {
+        end = next + 1;
+        switch (e) {
+          case '"': out += '"'; break;
+          case '\\': out += '\\'; break;
+          case '/': out += '/'; break;
+          case 'b': out += '\b'; break;
+          case 'f': out += '\f'; break;
+          case 'n': out += '\n'; break;
+          case 'r': out += '\r'; break;
+          case 't': out += '\t'; break;
+          default:
+            throw this.err('Invalid \\escape', end - 2);
+        }
+        continue;
+      }
+      next++;
+      end = next + 4;
+      if (end >= n) throw this.err('Invalid \\uXXXX escape', next - 1);
+      let cp = 0;
+      for (; next < end; next++) {
+        const d = hexVal(s.charCodeAt(next));
+        if (d < 0) throw this.err('Invalid \\uXXXX escape', end - 5);
+        cp = (cp << 4) | d;
+      }
+      if (cp >= 0xd800 && cp <= 0xdbff && end + 6 < n && s[next] === '\\' && s[next + 1] === 'u') {
+        next += 2;
+        const end2 = end + 6;
+        let cp2 = 0;
+        for (; next < end2; next++) {
+          const d = hexVal(s.charCodeAt(next));
+          if (d < 0) throw this.err('Invalid \\uXXXX escape', end2 - 5);
+          cp2 = (cp2 << 4) | d;
+        }
+        if (cp2 >= 0xdc00 && cp2 <= 0xdfff) {
+          out += String.fromCharCode(cp, cp2);
+          end = end2;
+          continue;
+        }
+      }
+      out += String.fromCharCode(cp);
+    }
+    return [out, end];
+  }
+
+  enter(idx: number): void {
+    if (++this.depth > MAX_DEPTH) throw this.err('Nesting too deep (maximum recursion depth exceeded)', idx);
+  }
+
+  scanObject(idx: number): [PyDict, number] {
+    const s = this.s;
+    this.enter(idx);
+    const obj: Record<string, unknown> = {};
+    const order: string[] = [];
+    idx = this.skipWs(idx);
+    if (idx >= s.length || s[idx] !== '}') {
+      for (;;) {
+        if (idx >= s.length || s[idx] !== '"') throw this.err('Expecting property name enclosed in double quotes', idx);
+        const [key, afterKey] = this.scanString(idx + 1);
+        idx = this.skipWs(afterKey);
+        if (idx >= s.length || s[idx] !== ':') throw this.err("Expecting ':' delimiter", idx);
+        idx = this.skipWs(idx + 1);
+        const [val, afterVal] = this.scan(idx);
+        if (!Object.prototype.hasOwnProperty.call(obj, key)) order.push(key);
+        setOwn(obj, key, val);
+        idx = this.skipWs(afterVal);
+        if (idx < s.length && s[idx] === '}') break;
+        if (idx >= s.length || s[idx] !== ',') throw this.err("Expecting ',' delimiter", idx);
+        idx = this.skipWs(idx + 1);
+      }
+    }
+    recordOrder(obj, order);
+    this.depth--;
+    return [obj as PyDict, idx + 1];
+  }
+
+  scanArray(idx: number): [PyValue[], number] {
+    const s = this.s;
+    this.enter(idx);
+    const arr: PyValue[] = [];
+    idx = this.skipWs(idx);
+    if (idx >= s.length || s[idx] !== ']') {
+      for (;;) {
+        const [val, after] = this.scan(idx);
+        arr.push(val);
+        idx = this.skipWs(after);
+        if (idx < s.length && s[idx] === ']') break;
+        if (idx >= s.length || s[idx] !== ',') throw this.err("Expecting ',' delimiter", idx);
+        idx = this.skipWs(idx + 1);
+      }
+    }
+    this.depth--;
+    return [arr, idx + 1];
+  }
+}
+
+/**
+ * Python `json.loads(text)` for a `str` argument. Throws `PyJsonDecodeError`
+ * whose message is Python's `str(e)`.
+ */
+export function parsePyJson(text: string): PyValue {
+  const d = new Decoder(text);
+  if (text.charCodeAt(0) === 0xfeff) throw d.err('Unexpected UTF-8 BOM (decode using utf-8-sig)', 0);
+  let idx = d.skipWs(0);
+  let value: PyValue;
+  try {
+    [value, idx] = d.scan(idx);
+  } catch (e) {
+    if (e instanceof NoValue) throw d.err('Expecting value', e.idx);
+    throw e;
+  }
+  idx = d.skipWs(idx);
+  if (idx !== text.length) throw d.err('Extra data', idx);
+  return value;
+}
+
+// ---------------------------------------------------------------------------
+// encoder
+
+function escapeString(s: string): string {
+  let out = '"';
+  let start = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    let rep: string | null = null;
+    if (c === 0x22) rep = '\\"';
+    else if (c === 0x5c) rep = '\\\\';
+    else if (c < 0x20) {
+      rep =
+        c === 0x0a ? '\\n' : c === 0x0d ? '\\r' : c === 0x09 ? '\\t' : c === 0x08 ? '\\b' : c === 0x0c ? '\\f'
+          : '\\u' + c.toString(16).padStart(4, '0');
+    } else if (c >= 0xd800 && c <= 0xdfff) {
+      const d = i + 1 < s.length ? s.charCodeAt(i + 1) : 0;
+      if (c <= 0xdbff && d >= 0xdc00 && d <= 0xdfff) {
+        i++; // a well-formed pair: written raw
+        continue;
+      }
+      rep = '\\u' + c.toString(16);
+    }
+    if (rep !== null) {
+      out += s.slice(start, i) + rep;
+      start = i + 1;
+    }
+  }
+  return out + s.slice(start) + '"';
+}
+
+function numberText(v: number): string {
+  if (Number.isNaN(v)) return 'NaN';
+  if (v === Infinity) return 'Infinity';
+  if (v === -Infinity) return '-Infinity';
+  if (Object.is(v, -0)) return '-0.0';
+  if (Number.isInteger(v)) return Number.isSafeInteger(v) ? String(v) : BigInt(v).toString();
+  return String(v); // non-integral: always has '.' or an exponent
+}
+
+function floatText(f: PyFloat): string {
+  const v = f.value;
+  if (!Number.isFinite(v)) return numberText(v);
+  if (f.text !== undefined) return f.text;
+  if (Object.is(v, -0)) return '-0.0';
+  const t = String(v);
+  return /[.eE]/.test(t) ? t : t + '.0';
+}
+
+/**
+ * Write a value of the model (or plain JS data) as JSON text that Python's
+ * `json.loads` reads back into the same Python value. `undefined` object
+ * members are skipped (as JSON.stringify does); `undefined` array items
+ * become null; Maps with string keys are written as objects.
+ */
+export function serializePyJson(value: unknown): string {
+  const parts: string[] = [];
+  const stack = new Set<object>();
+  const write = (v: unknown): void => {
+    switch (typeof v) {
+      case 'string':
+        parts.push(escapeString(v));
+        return;
+      case 'number':
+        parts.push(numberText(v));
+        return;
+      case 'bigint':
+        parts.push(v.toString());
+        return;
+      case 'boolean':
+        parts.push(v ? 'true' : 'false');
+        return;
+      case 'undefined':
+        parts.push('null');
+        return;
+      case 'object':
+        break;
+      default:
+        throw new TypeError(`Object of type ${typeof v} is not JSON serializable`);
+    }
+    if (v === null) {
+      parts.push('null');
+      return;
+    }
+    if (v instanceof PyFloat) {
+      parts.push(floatText(v));
+      return;
+    }
+    if (stack.has(v)) throw new TypeError('Circular reference detected');
+    stack.add(v);
+    if (Array.isArray(v)) {
+      parts.push('[');
+      v.forEach((item, i) => {
+        if (i) parts.push(', ');
+        write(item);
+      });
+      parts.push(']');
+    } else {
+      const entries: Array<[string, unknown]> =
+        v instanceof Map ? [...v.entries()].map(([k, x]) => [String(k), x]) : pyEntries(v);
+      parts.push('{');
+      let first = true;
+      for (const [k, x] of entries) {
+        if (x === undefined) continue;
+        if (!first) parts.push(', ');
+        first = false;
+        parts.push(escapeString(k), ': ');
+        write(x);
+      }
+      parts.push('}');
+    }
+    stack.delete(v);
+  };
+  write(value);
+  return parts.join('');
+}
+
+/** Deep copy of a model value (objects keep their Python key order). */
+export function pyDeepCopy<T>(v: T): T {
+  if (Array.isArray(v)) return v.map((x) => pyDeepCopy(x)) as T;
+  if (v instanceof Map) return new Map([...v.entries()].map(([k, x]) => [k, pyDeepCopy(x)])) as T;
+  if (isPyDict(v)) return makePyDict(pyEntries(v).map(([k, x]) => [k, pyDeepCopy(x)] as const)) as T;
+  return v;
+}

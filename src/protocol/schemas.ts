@@ -1,0 +1,196 @@
+/**
+ * zod schemas for the OpenAI Chat Completions request as vLLM 0.25.0 accepts
+ * it (the parts that matter for rendering). They validate the pyjson value
+ * model (plain objects, numbers, `PyFloat`, `bigint`) and are used for
+ * validation only: the request is processed from the original value so key
+ * order and number types survive. Unknown fields are allowed everywhere.
+ */
+
+import { z } from 'zod';
+import { RequestValidationError } from '../errors';
+import { PyFloat } from './pyjson';
+
+/** Any JSON value of the pyjson model. */
+export const PyJsonValueSchema: z.ZodType<unknown> = z.unknown();
+/** A JSON number of the model: number, bigint or PyFloat. */
+export const PyNumberSchema = z.union([z.number(), z.bigint(), z.instanceof(PyFloat)]);
+const JsonObjectSchema = z.record(z.string(), z.unknown());
+
+const textLike = (type: string, key: string) =>
+  z.object({ type: z.literal(type), [key]: z.string().nullable().optional() }).passthrough();
+
+export const TextPartSchema = textLike('text', 'text');
+export const InputTextPartSchema = textLike('input_text', 'text');
+export const OutputTextPartSchema = textLike('output_text', 'text');
+export const RefusalPartSchema = textLike('refusal', 'refusal');
+export const ThinkingPartSchema = textLike('thinking', 'thinking');
+export const ToolReferencePartSchema = z.object({ type: z.literal('tool_reference'), name: z.string() }).passthrough();
+
+/** A content part: a bare string or a typed object (media types are rejected when the message is built). */
+export const ContentPartSchema = z.union([z.string(), z.object({ type: z.string().optional() }).passthrough()]).superRefine((part, ctx) => {
+  if (typeof part === 'string') return;
+  const byType: Record<string, z.ZodTypeAny> = {
+    text: TextPartSchema,
+    input_text: InputTextPartSchema,
+    output_text: OutputTextPartSchema,
+    refusal: RefusalPartSchema,
+    thinking: ThinkingPartSchema,
+    tool_reference: ToolReferencePartSchema,
+  };
+  const schema = part.type !== undefined ? byType[part.type] : undefined;
+  if (!schema) return;
+  const r = schema.safeParse(part);
+  if (!r.success) for (const issue of r.error.issues) ctx.addIssue({ ...issue, path: issue.path } as z.IssueData);
+});
+
+export const MessageContentSchema = z.union([z.string(), z.null(), z.array(ContentPartSchema)]);
+
+export const ToolCallFunctionSchema = z
+  .object({ name: z.string().optional(), arguments: z.unknown().optional() })
+  .passthrough();
+/** As pydantic validates it over HTTP (openai's TypedDict): id, type 'function', function {name, arguments: string}. */
+export const ToolCallSchema = z
+  .object({
+    id: z.string(),
+    type: z.literal('function'),
+    function: z.object({ name: z.string(), arguments: z.string() }).passthrough(),
+  })
+  .passthrough();
+
+export const KNOWN_ROLES = ['system', 'developer', 'user', 'assistant', 'tool', 'function'] as const;
+
+const baseMessage = {
+  role: z.string(),
+  content: MessageContentSchema.optional(),
+  name: z.string().optional(),
+  task: z.unknown().optional(),
+};
+export const SystemMessageSchema = z.object({ ...baseMessage, role: z.literal('system') }).passthrough();
+export const DeveloperMessageSchema = z
+  .object({ ...baseMessage, role: z.literal('developer'), tools: z.array(z.unknown()).nullable().optional() })
+  .passthrough();
+export const UserMessageSchema = z.object({ ...baseMessage, role: z.literal('user') }).passthrough();
+export const AssistantMessageSchema = z
+  .object({
+    ...baseMessage,
+    role: z.literal('assistant'),
+    tool_calls: z.array(ToolCallSchema).nullable().optional(),
+    reasoning: z.string().nullable().optional(),
+    reasoning_content: z.string().nullable().optional(),
+  })
+  .passthrough();
+export const ToolMessageSchema = z
+  .object({ ...baseMessage, role: z.literal('tool'), tool_call_id: z.string().nullable().optional() })
+  .passthrough();
+/** vLLM's custom message param accepts any role string. */
+export const CustomMessageSchema = z
+  .object({
+    ...baseMessage,
+    tool_calls: z.array(ToolCallSchema).nullable().optional(),
+    tool_call_id: z.string().nullable().optional(),
+    reasoning: z.string().nullable().optional(),
+    tools: z.array(z.unknown()).nullable().optional(),
+  })
+  .passthrough();
+
+export const ChatMessageSchema = z.object({ role: z.string() }).passthrough().superRefine((msg, ctx) => {
+  const byRole: Record<string, z.ZodTypeAny> = {
+    system: SystemMessageSchema,
+    developer: DeveloperMessageSchema,
+    user: UserMessageSchema,
+    assistant: AssistantMessageSchema,
+    tool: ToolMessageSchema,
+  };
+  const r = (byRole[msg.role] ?? CustomMessageSchema).safeParse(msg);
+  if (!r.success) for (const issue of r.error.issues) ctx.addIssue({ ...issue } as z.IssueData);
+});
+
+export const FunctionDefinitionSchema = z
+  .object({
+    name: z.string(),
+    description: z.string().nullable().optional(),
+    parameters: JsonObjectSchema.nullable().optional(),
+    strict: z.boolean().nullable().optional(),
+    defer_loading: z.boolean().nullable().optional(),
+  })
+  .passthrough();
+
+export const ToolSchema = z
+  .object({
+    type: z.literal('function').optional(),
+    function: FunctionDefinitionSchema,
+    defer_loading: z.boolean().nullable().optional(),
+  })
+  .passthrough();
+
+export const ChatCompletionRequestSchema = z
+  .object({
+    messages: z.array(ChatMessageSchema),
+    tools: z.array(ToolSchema).nullable().optional(),
+    tool_choice: z.unknown().optional(),
+    add_generation_prompt: z.boolean().optional(),
+    continue_final_message: z.boolean().optional(),
+    chat_template: z.string().nullable().optional(),
+    chat_template_kwargs: JsonObjectSchema.nullable().optional(),
+    documents: z.array(JsonObjectSchema).nullable().optional(),
+    reasoning_effort: z.string().nullable().optional(),
+  })
+  .passthrough();
+
+export type ChatCompletionRequest = z.infer<typeof ChatCompletionRequestSchema>;
+
+/** `messages[2].content[0].text` */
+export function formatPath(path: ReadonlyArray<string | number>): string {
+  let out = '';
+  for (const p of path) {
+    if (typeof p === 'number') out += `[${p}]`;
+    else out += out ? `.${p}` : p;
+  }
+  return out;
+}
+
+function describe(data: unknown): string {
+  if (data instanceof PyFloat) return 'float';
+  if (typeof data === 'bigint') return 'number';
+  return typeof data;
+}
+
+/** The most informative issue of a zod error (for unions: the branch that got deepest). */
+function flatten(issues: readonly z.ZodIssue[]): z.ZodIssue[] {
+  const out: z.ZodIssue[] = [];
+  for (const issue of issues) {
+    if (issue.code === 'invalid_union') {
+      const branches = issue.unionErrors.map((e) => flatten(e.issues));
+      const typeOnly = branches.every((b) => b.length === 1 && b[0]!.code === 'invalid_type' && b[0]!.path.length === issue.path.length);
+      if (typeOnly) {
+        const expected = branches.map((b) => (b[0] as z.ZodInvalidTypeIssue).expected).join(' | ');
+        const received = (branches[0]![0] as z.ZodInvalidTypeIssue).received;
+        out.push({ ...issue, code: 'custom', message: `Expected ${expected}, received ${received}` } as z.ZodIssue);
+        continue;
+      }
+      const best = branches
+        .filter((b) => !(b.length === 1 && b[0]!.code === 'invalid_type' && b[0]!.path.length === issue.path.length))
+        .sort((a, b) => Math.max(...b.map((i) => i.path.length)) - Math.max(...a.map((i) => i.path.length)))[0];
+      out.push(...(best ?? branches[0]!));
+    } else {
+      out.push(issue);
+    }
+  }
+  return out;
+}
+
+/** Validate with `schema`; throws RequestValidationError naming the JSON path of the first problem. */
+export function validateRequest<T>(schema: z.ZodType<T>, value: unknown): void {
+  const r = schema.safeParse(value, {
+    errorMap: (issue, ctx) => {
+      if (issue.code === 'invalid_type' && (ctx.data instanceof PyFloat || typeof ctx.data === 'bigint')) {
+        return { message: `Expected ${issue.expected}, received ${describe(ctx.data)}` };
+      }
+      return { message: ctx.defaultError };
+    },
+  });
+  if (r.success) return;
+  const issues = flatten(r.error.issues).map((i) => ({ path: formatPath(i.path), message: i.message }));
+  const first = issues[0]!;
+  throw new RequestValidationError(first.path ? `${first.path}: ${first.message}` : first.message, first.path, issues);
+}
