@@ -93,7 +93,7 @@ for (const [name, file] of TEMPLATES) {
   const src = readFileSync(p, 'utf8');
   const compiled = api.compileTemplate(src);
   const opts = { template: compiled, bosToken: '<bos>', eosToken: '<eos>', now: '2026-01-15T10:30:00' };
-  const built = api.buildTemplateContext(req, { contentFormat: compiled.contentFormat, undeclaredVariables: compiled.undeclaredVariables }, { specialTokens: { bos_token: '<bos>', eos_token: '<eos>' } });
+  const built = api.buildTemplateContext(req, { contentFormat: compiled.contentFormat, undeclaredVariables: compiled.undeclaredVariables, templateSource: src }, { specialTokens: { bos_token: '<bos>', eos_token: '<eos>' } });
   const now = [2026, 1, 15, 10, 30, 0, 0];
   const prompt = compiled.renderJson(built.contextJson, { now });
   ours[name] = {

@@ -87,7 +87,7 @@ function prepare(request: unknown, options: RenderChatOptions): Prepared {
   if (options.eosToken !== undefined) specialTokens.eos_token = options.eosToken;
   const built = buildTemplateContext(
     request,
-    { contentFormat: compiled.contentFormat, undeclaredVariables: compiled.undeclaredVariables },
+    { contentFormat: compiled.contentFormat, undeclaredVariables: compiled.undeclaredVariables, templateSource: compiled.source },
     {
       policy: options.policy,
       contentFormat: options.contentFormat,

@@ -45,4 +45,10 @@ Value slice(const Value& obj, const std::optional<Value>& start, const std::opti
 // an Undefined callee raises its undefined error.
 Value call_value(RenderState& st, const Value& callee, CallArgs& args);
 
+// Additions:
+// Python getattr only (no item fallback), sandboxed; what the |attr filter uses.
+Value get_python_attr(RenderState& st, const Value& obj, std::string_view name);
+// A Markup string (|safe, |escape results): prints the same, escapes on `+`/`%`.
+Value make_markup(std::string s);
+
 }  // namespace jinja

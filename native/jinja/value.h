@@ -39,6 +39,8 @@ enum class Kind : uint8_t {
 
 struct StrData {
   explicit StrData(std::string s);
+  // For producers that already know the facts (the JSON parser).
+  StrData(std::string s, bool is_ascii, size_t code_points) : utf8(std::move(s)), ascii(is_ascii), length(code_points) {}
   std::string utf8;
   bool ascii;           // all bytes < 0x80: code point ops can use bytes
   size_t length;        // number of code points
@@ -62,6 +64,8 @@ struct ListData {
 class DictData {
  public:
   DictData() = default;
+  DictData(const DictData& other) : entries_(other.entries_) { if (other.index_) build_index(); }
+  DictData& operator=(const DictData&) = delete;
   // Python dict semantics: setting an existing key keeps its position.
   void set(Value key, Value value);
   const Value* find(const Value& key) const;

@@ -126,7 +126,12 @@ export const ToolSchema = z
 export const ChatCompletionRequestSchema = z
   .object({
     messages: z.array(ChatMessageSchema),
-    tools: z.array(ToolSchema).nullable().optional(),
+    // vLLM 0.25 rejects an empty list rather than treating it like no tools.
+    tools: z
+      .array(ToolSchema)
+      .min(1, '`tools` must not be an empty array. Either provide at least one tool or omit the field entirely.')
+      .nullable()
+      .optional(),
     tool_choice: z.unknown().optional(),
     add_generation_prompt: z.boolean().optional(),
     continue_final_message: z.boolean().optional(),

@@ -1,0 +1,783 @@
+// Renderer. Scopes are small vectors of (name, value) chained to their
+// parent frame; lookups fall through to the render context and then to the
+// globals, as Jinja2's resolve() does. Scope objects are pooled per render
+// and reused between loop iterations unless a macro captured them.
+#include "evaluator.h"
+
+#include <cstring>
+#include <deque>
+#include <memory>
+
+#include "errors.h"
+#include "globals.h"
+#include "operators.h"
+#include "pyformat.h"
+
+namespace jinja {
+
+namespace {
+
+using namespace ast;
+
+enum class Flow { Normal, Break, Continue };
+
+struct Scope {
+  Scope* parent = nullptr;
+  std::vector<std::pair<std::string_view, Value>> vars;
+  bool captured = false;  // a macro/caller closes over it: never recycled
+
+  const Value* find(std::string_view n) const {
+    for (auto it = vars.rbegin(); it != vars.rend(); ++it)
+      if (it->first.size() == n.size() && std::memcmp(it->first.data(), n.data(), n.size()) == 0) return &it->second;
+    return nullptr;
+  }
+  void set(std::string_view n, Value v) {
+    for (auto& kv : vars) {
+      if (kv.first.size() == n.size() && std::memcmp(kv.first.data(), n.data(), n.size()) == 0) {
+        kv.second = std::move(v);
+        return;
+      }
+    }
+    vars.emplace_back(n, std::move(v));
+  }
+};
+
+[[noreturn]] void limit_error(const std::string& what) { throw Error(ErrorKind::Limit, "LimitError", what); }
+
+class Evaluator;
+
+// Jinja2's LoopContext: the `loop` variable of a for-loop.
+class LoopObject : public Object, public std::enable_shared_from_this<LoopObject> {
+ public:
+  const std::vector<Value>* items = nullptr;
+  size_t index0 = 0;
+  int depth0 = 0;
+  Evaluator* ev = nullptr;
+  const Stmt* for_stmt = nullptr;  // set for recursive loops
+  Scope* outer = nullptr;
+  bool have_changed = false;
+  std::vector<Value> last_changed;
+
+  std::string type_name() const override { return "LoopContext"; }
+  std::string repr() const override {
+    return "<LoopContext " + std::to_string(index0 + 1) + "/" + std::to_string(items->size()) + ">";
+  }
+  bool callable() const override { return for_stmt != nullptr; }
+  Value call(RenderState& st, CallArgs& args) override;
+  Value get_attr(RenderState& st, std::string_view name) const override;
+
+ private:
+  Value method(const char* name, Value (*impl)(LoopObject&, CallArgs&)) const {
+    auto fd = std::make_shared<FunctionData>();
+    fd->fn_kind = FunctionData::FnKind::BoundMethod;
+    fd->name = name;
+    fd->repr = "<bound method LoopContext." + std::string(name) + " of " + repr() + ">";
+    std::weak_ptr<LoopObject> self = const_cast<LoopObject*>(this)->weak_from_this();
+    fd->fn = [self, impl](RenderState&, CallArgs& a) -> Value {
+      auto p = self.lock();
+      if (!p) return Value();
+      return impl(*p, a);
+    };
+    return Value::function(fd);
+  }
+};
+
+class Evaluator {
+ public:
+  Evaluator(const Template& tpl, const DictData& ctx, RenderState& st)
+      : tpl_(tpl), ctx_(ctx), globals_(default_globals()), st_(st) {}
+
+  std::string run() {
+    std::string out;
+    out.reserve(4096);
+    Scope* root = acquire(nullptr);
+    root_ = root;
+    prebind(root, tpl_.root_prebind);
+    exec_body(tpl_.body, root, out);
+    return out;
+  }
+
+  Value call_macro(const Stmt& m, Scope* closure, CallArgs& args);
+  Value run_loop(const Stmt& f, Scope* outer, const Value& iterable, int depth0);
+
+ private:
+  const Template& tpl_;
+  const DictData& ctx_;
+  const DictData& globals_;
+  RenderState& st_;
+  Scope* root_ = nullptr;
+  std::deque<Scope> pool_;
+  std::vector<Scope*> free_;
+
+  struct DepthGuard {
+    RenderState& st;
+    explicit DepthGuard(RenderState& st) : st(st) {
+      if (++st.depth > st.limits.max_depth) {
+        --st.depth;
+        limit_error("maximum nesting depth exceeded");
+      }
+    }
+    ~DepthGuard() { --st.depth; }
+  };
+
+  Scope* acquire(Scope* parent) {
+    Scope* s;
+    if (!free_.empty()) {
+      s = free_.back();
+      free_.pop_back();
+    } else {
+      pool_.emplace_back();
+      s = &pool_.back();
+    }
+    s->parent = parent;
+    s->vars.clear();
+    s->captured = false;
+    return s;
+  }
+  void release(Scope* s) {
+    if (!s->captured) {
+      s->vars.clear();
+      free_.push_back(s);
+    }
+  }
+  struct ScopeHolder {
+    Evaluator& ev;
+    Scope* s;
+    ~ScopeHolder() { ev.release(s); }
+  };
+
+  static void prebind(Scope* s, const std::vector<std::pair<std::string, Value>>& names) {
+    for (auto& [n, undef] : names) s->vars.emplace_back(n, undef);
+  }
+
+  const Value* find(Scope* sc, std::string_view name) const {
+    for (Scope* s = sc; s; s = s->parent)
+      if (const Value* v = s->find(name)) return v;
+    if (const Value* v = ctx_.find_str(name)) return v;
+    return globals_.find_str(name);
+  }
+  Value lookup(Scope* sc, std::string_view name) const {
+    if (const Value* v = find(sc, name)) return *v;
+    return Value::undefined("'" + std::string(name) + "' is undefined");
+  }
+  // A Name node carries its prebuilt undefined for the miss case.
+  Value lookup(Scope* sc, const Expr& name) const {
+    if (const Value* v = find(sc, name.name)) return *v;
+    return name.value;
+  }
+
+  void write(std::string& out, const Value& v) {
+    if (v.is_undefined()) return;
+    if (v.is_str()) out += v.as_str();
+    else append_py_str(out, v);
+    if (out.size() > st_.limits.max_output_bytes) limit_error("output size limit exceeded");
+  }
+
+  // ---- statements -------------------------------------------------------
+
+  Flow exec_body(const Body& body, Scope* sc, std::string& out) {
+    for (auto& s : body) {
+      Flow f = exec(*s, sc, out);
+      if (f != Flow::Normal) return f;
+    }
+    return Flow::Normal;
+  }
+
+  Flow exec(const Stmt& s, Scope* sc, std::string& out) {
+    try {
+      return exec_inner(s, sc, out);
+    } catch (Error& e) {
+      if (e.line == 0) e.line = s.line;
+      throw;
+    }
+  }
+
+  Flow exec_inner(const Stmt& s, Scope* sc, std::string& out) {
+    switch (s.kind) {
+      case StmtKind::Data:
+        out += s.text.as_str();
+        if (out.size() > st_.limits.max_output_bytes) limit_error("output size limit exceeded");
+        return Flow::Normal;
+      case StmtKind::Print:
+        for (auto& e : s.exprs) write(out, eval(*e, sc));
+        return Flow::Normal;
+      case StmtKind::If: {
+        DepthGuard g(st_);
+        for (auto& br : s.branches) {
+          if (truthy(eval(*br.test, sc))) return exec_body(br.body, sc, out);
+        }
+        return exec_body(s.else_body, sc, out);
+      }
+      case StmtKind::For: {
+        Value it = eval(*s.iter, sc);
+        if (s.recursive) {
+          out += run_loop(s, sc, it, 0).as_str();
+          return Flow::Normal;
+        }
+        return for_loop(s, sc, it, 0, out);
+      }
+      case StmtKind::Set:
+        assign(*s.target, eval(*s.cond, sc), sc);
+        return Flow::Normal;
+      case StmtKind::SetBlock: {
+        DepthGuard g(st_);
+        std::string buf;
+        Scope* inner = acquire(sc);
+        ScopeHolder h{*this, inner};
+        prebind(inner, s.prebind);
+        Flow f = exec_body(s.body, inner, buf);
+        if (f != Flow::Normal) return f;
+        Value v = Value::string(std::move(buf));
+        if (s.iter) v = eval_filter_chain(*s.iter, inner, v);
+        assign(*s.target, v, sc);
+        return Flow::Normal;
+      }
+      case StmtKind::Macro:
+        sc->set(s.name, make_macro(s, sc, s.name));
+        return Flow::Normal;
+      case StmtKind::CallBlock:
+        return call_block(s, sc, out);
+      case StmtKind::FilterBlock: {
+        DepthGuard g(st_);
+        std::string buf;
+        Scope* inner = acquire(sc);
+        ScopeHolder h{*this, inner};
+        prebind(inner, s.prebind);
+        Flow f = exec_body(s.body, inner, buf);
+        if (f != Flow::Normal) return f;
+        write(out, eval_filter_chain(*s.iter, inner, Value::string(std::move(buf))));
+        return Flow::Normal;
+      }
+      case StmtKind::With: {
+        DepthGuard g(st_);
+        std::vector<Value> vals;
+        vals.reserve(s.exprs.size());
+        for (auto& e : s.exprs) vals.push_back(eval(*e, sc));
+        Scope* inner = acquire(sc);
+        ScopeHolder h{*this, inner};
+        prebind(inner, s.prebind);
+        for (size_t k = 0; k < vals.size(); ++k) assign(*s.targets[k], vals[k], inner);
+        return exec_body(s.body, inner, out);
+      }
+      case StmtKind::Break:
+        return Flow::Break;
+      case StmtKind::Continue:
+        return Flow::Continue;
+      case StmtKind::Block: {
+        DepthGuard g(st_);
+        Scope* inner = acquire(root_);
+        ScopeHolder h{*this, inner};
+        prebind(inner, s.prebind);
+        exec_body(s.body, inner, out);
+        return Flow::Normal;
+      }
+      case StmtKind::NoLoader:
+        throw_type_error("no loader for this environment specified");
+      case StmtKind::Autoescape:
+        eval(*s.cond, sc);
+        return exec_body(s.body, sc, out);
+    }
+    return Flow::Normal;
+  }
+
+  Flow for_loop(const Stmt& s, Scope* sc, const Value& iterable, int depth0, std::string& out) {
+    DepthGuard g(st_);
+    std::vector<Value> items = iterate(iterable);
+    if (s.cond) {
+      // `for x in seq if cond` filters before numbering, in a frame of its own.
+      std::vector<Value> kept;
+      kept.reserve(items.size());
+      Scope* ts = acquire(sc);
+      ScopeHolder h{*this, ts};
+      for (auto& v : items) {
+        ts->vars.clear();
+        assign(*s.target, v, ts);
+        if (truthy(eval(*s.cond, ts))) kept.push_back(v);
+      }
+      items.swap(kept);
+    }
+    if (items.empty()) {
+      Scope* es = acquire(sc);
+      ScopeHolder h{*this, es};
+      prebind(es, s.else_prebind);
+      // break/continue in a loop's else belong to an enclosing loop.
+      return exec_body(s.else_body, es, out);
+    }
+    auto loop = std::make_shared<LoopObject>();
+    loop->items = &items;
+    loop->depth0 = depth0;
+    loop->ev = this;
+    if (s.recursive) {
+      loop->for_stmt = &s;
+      loop->outer = sc;
+    }
+    Value loop_value = Value::object(loop);
+    Scope* body = acquire(sc);
+    for (size_t k = 0; k < items.size(); ++k) {
+      st_.tick();
+      if (body->captured) body = acquire(sc);
+      body->vars.clear();
+      prebind(body, s.prebind);
+      body->vars.emplace_back("loop", loop_value);
+      loop->index0 = k;
+      assign(*s.target, items[k], body);
+      Flow f;
+      try {
+        f = exec_body(s.body, body, out);
+      } catch (...) {
+        release(body);
+        loop->items = nullptr;
+        throw;
+      }
+      if (f == Flow::Break) break;
+    }
+    release(body);
+    // The loop object may outlive the iteration (stored in a namespace);
+    // freeze it on a copy of the items so it never points at dead storage.
+    if (loop.use_count() > 2) {
+      auto kept = std::make_shared<std::vector<Value>>(std::move(items));
+      loop->items = kept.get();
+      keep_alive_.push_back(kept);
+    } else {
+      loop->items = nullptr;
+    }
+    return Flow::Normal;
+  }
+
+  std::vector<std::shared_ptr<std::vector<Value>>> keep_alive_;
+
+  Flow call_block(const Stmt& s, Scope* sc, std::string& out) {
+    DepthGuard g(st_);
+    if (s.generation) {
+      Scope* inner = acquire(sc);
+      ScopeHolder h{*this, inner};
+      prebind(inner, s.prebind);
+      exec_body(s.body, inner, out);
+      return Flow::Normal;
+    }
+    Value caller = make_macro(s, sc, "caller");
+    const Expr& call = *s.iter;
+    Value callee = eval(*call.a, sc);
+    CallArgs args = build_args(call, sc);
+    args.kwargs.emplace_back("caller", caller);
+    Value r;
+    try {
+      r = call_value(st_, callee, args);
+    } catch (Error& e) {
+      annotate_call(e, call);
+      throw;
+    }
+    write(out, r);
+    return Flow::Normal;
+  }
+
+  Value make_macro(const Stmt& m, Scope* closure, const std::string& name) {
+    closure->captured = true;
+    auto fd = std::make_shared<FunctionData>();
+    fd->fn_kind = FunctionData::FnKind::Macro;
+    fd->name = name;
+    fd->repr = "<Macro '" + name + "'>";
+    Evaluator* ev = this;
+    const Stmt* mp = &m;
+    fd->fn = [ev, mp, closure](RenderState&, CallArgs& a) -> Value { return ev->call_macro(*mp, closure, a); };
+    return Value::function(fd);
+  }
+
+  // ---- assignment -------------------------------------------------------
+
+  void assign(const Expr& target, const Value& v, Scope* sc) {
+    switch (target.kind) {
+      case ExprKind::Name:
+        sc->set(target.name, v);
+        return;
+      case ExprKind::NsRef: {
+        Value ns = lookup(sc, target.name);
+        if (ns.kind() != Kind::Object || !ns.as_object().set_attr(target.attr, v)) {
+          throw_runtime_error("TemplateRuntimeError", "cannot assign attribute on non-namespace object");
+        }
+        return;
+      }
+      case ExprKind::Tuple: {
+        std::vector<Value> parts = iterate(v);
+        size_t n = target.items.size();
+        if (parts.size() < n) {
+          throw_runtime_error("ValueError", "not enough values to unpack (expected " + std::to_string(n) + ", got " +
+                                                std::to_string(parts.size()) + ")");
+        }
+        if (parts.size() > n) {
+          throw_runtime_error("ValueError", "too many values to unpack (expected " + std::to_string(n) + ")");
+        }
+        for (size_t k = 0; k < n; ++k) assign(*target.items[k], parts[k], sc);
+        return;
+      }
+      default:
+        throw_runtime_error("TemplateRuntimeError", "invalid assignment target");
+    }
+  }
+
+  // ---- expressions ------------------------------------------------------
+
+  static const char* construct_name(const Expr& callee) {
+    if (callee.kind == ExprKind::Name || callee.kind == ExprKind::Getattr) return callee.name.c_str();
+    return nullptr;
+  }
+  static void annotate_call(Error& e, const Expr& call) {
+    if (e.line == 0) e.line = call.line;
+    if (e.construct.empty()) {
+      const char* n = construct_name(*call.a);
+      e.construct = n ? "call to '" + std::string(n) + "'" : "call";
+    }
+  }
+
+  CallArgs build_args(const Expr& e, Scope* sc) {
+    CallArgs a;
+    a.args.reserve(e.items.size());
+    for (auto& x : e.items) a.args.push_back(eval(*x, sc));
+    if (e.dyn_args) {
+      for (auto& v : iterate(eval(*e.dyn_args, sc))) a.args.push_back(v);
+    }
+    for (auto& kv : e.kwargs) a.kwargs.emplace_back(kv.first, eval(*kv.second, sc));
+    if (e.dyn_kwargs) {
+      Value d = eval(*e.dyn_kwargs, sc);
+      if (d.kind() != Kind::Dict) throw_type_error("argument after ** must be a mapping, not " + type_name(d));
+      for (auto& kv : d.as_dict().entries()) {
+        if (!kv.first.is_str()) throw_type_error("keywords must be strings");
+        for (auto& existing : a.kwargs) {
+          if (existing.first == kv.first.as_str())
+            throw_type_error("got multiple values for keyword argument '" + existing.first + "'");
+        }
+        a.kwargs.emplace_back(kv.first.as_str(), kv.second);
+      }
+    }
+    return a;
+  }
+
+  Value eval_filter_chain(const Expr& f, Scope* sc, const Value& input) {
+    // The chain's innermost node is the FilterInput placeholder.
+    if (f.kind == ExprKind::FilterInput) return input;
+    Value in = eval_filter_chain(*f.a, sc, input);
+    return apply_filter(f, sc, in);
+  }
+
+  Value apply_filter(const Expr& f, Scope* sc, const Value& in) {
+    try {
+      if (!f.filter) throw_runtime_error("TemplateRuntimeError", "No filter named '" + f.name + "' found.");
+      CallArgs a = build_args(f, sc);
+      return f.filter(st_, in, a);
+    } catch (Error& e) {
+      if (e.line == 0) e.line = f.line;
+      if (e.construct.empty()) e.construct = "filter '" + f.name + "'";
+      throw;
+    }
+  }
+
+  static bool cmp(CmpKind k, const Value& l, const Value& r) {
+    switch (k) {
+      case CmpKind::Eq: return py_equal(l, r);
+      case CmpKind::Ne: return !py_equal(l, r);
+      case CmpKind::Lt: return compare(CmpOp::Lt, l, r);
+      case CmpKind::Le: return compare(CmpOp::Le, l, r);
+      case CmpKind::Gt: return compare(CmpOp::Gt, l, r);
+      case CmpKind::Ge: return compare(CmpOp::Ge, l, r);
+      case CmpKind::In: return contains(r, l);
+      case CmpKind::NotIn: return !contains(r, l);
+    }
+    return false;
+  }
+
+ public:
+  Value eval(const Expr& e, Scope* sc) {
+    switch (e.kind) {
+      case ExprKind::Const:
+        return e.value;
+      case ExprKind::Name:
+        return lookup(sc, e);
+      default:
+        break;
+    }
+    DepthGuard g(st_);
+    try {
+      return eval_inner(e, sc);
+    } catch (Error& err) {
+      if (err.line == 0) err.line = e.line;
+      throw;
+    }
+  }
+
+ private:
+  Value eval_inner(const Expr& e, Scope* sc) {
+    switch (e.kind) {
+      case ExprKind::Const:
+        return e.value;
+      case ExprKind::Name:
+        return lookup(sc, e.name);
+      case ExprKind::NsRef:
+        return get_attr(st_, lookup(sc, e.name), e.attr);
+      case ExprKind::List:
+      case ExprKind::Tuple: {
+        std::vector<Value> items;
+        items.reserve(e.items.size());
+        for (auto& x : e.items) items.push_back(eval(*x, sc));
+        return e.kind == ExprKind::List ? Value::list(std::move(items)) : Value::tuple(std::move(items));
+      }
+      case ExprKind::Dict: {
+        auto d = std::make_shared<DictData>();
+        d->reserve(e.items.size() / 2);
+        for (size_t k = 0; k + 1 < e.items.size(); k += 2) {
+          Value key = eval(*e.items[k], sc);
+          d->set(std::move(key), eval(*e.items[k + 1], sc));
+        }
+        d->freeze();
+        return Value::dict(d);
+      }
+      case ExprKind::Getattr:
+        return get_attr(st_, eval(*e.a, sc), e.name);
+      case ExprKind::Getitem: {
+        Value obj = eval(*e.a, sc);
+        return get_item(st_, obj, eval(*e.b, sc));
+      }
+      case ExprKind::Slice: {
+        Value obj = eval(*e.a, sc);
+        auto part = [&](bool present, const Expr* x) -> std::optional<Value> {
+          if (!present || !x) return std::nullopt;
+          Value v = eval(*x, sc);
+          if (v.is_none()) return std::nullopt;
+          return v;
+        };
+        std::optional<Value> start = part(e.has_b, e.b.get());
+        std::optional<Value> stop = part(e.has_c, e.c.get());
+        std::optional<Value> step = part(!e.items.empty(), e.items.empty() ? nullptr : e.items[0].get());
+        return slice(obj, start, stop, step);
+      }
+      case ExprKind::Call: {
+        Value callee = eval(*e.a, sc);
+        CallArgs args = build_args(e, sc);
+        try {
+          st_.tick();
+          return call_value(st_, callee, args);
+        } catch (Error& err) {
+          annotate_call(err, e);
+          throw;
+        }
+      }
+      case ExprKind::Filter: {
+        Value in = eval(*e.a, sc);
+        return apply_filter(e, sc, in);
+      }
+      case ExprKind::Test: {
+        Value in = eval(*e.a, sc);
+        try {
+          if (!e.test) throw_runtime_error("TemplateRuntimeError", "No test named '" + e.name + "' found.");
+          CallArgs a = build_args(e, sc);
+          return Value::boolean(e.test(st_, in, a));
+        } catch (Error& err) {
+          if (err.line == 0) err.line = e.line;
+          if (err.construct.empty()) err.construct = "test '" + e.name + "'";
+          throw;
+        }
+      }
+      case ExprKind::Not:
+        return Value::boolean(!truthy(eval(*e.a, sc)));
+      case ExprKind::Neg:
+        return negate(eval(*e.a, sc));
+      case ExprKind::Pos:
+        return unary_plus(eval(*e.a, sc));
+      case ExprKind::Binary: {
+        Value l = eval(*e.a, sc);
+        Value r = eval(*e.b, sc);
+        return binary_op(e.binop, l, r);
+      }
+      case ExprKind::Concat: {
+        std::string s;
+        for (auto& x : e.items) {
+          Value v = eval(*x, sc);
+          if (v.is_str()) s += v.as_str();
+          else if (!v.is_undefined()) append_py_str(s, v);
+          if (s.size() > st_.limits.max_output_bytes) limit_error("string size limit exceeded");
+        }
+        return Value::string(std::move(s));
+      }
+      case ExprKind::And: {
+        Value l = eval(*e.a, sc);
+        if (!truthy(l)) return l;
+        return eval(*e.b, sc);
+      }
+      case ExprKind::Or: {
+        Value l = eval(*e.a, sc);
+        if (truthy(l)) return l;
+        return eval(*e.b, sc);
+      }
+      case ExprKind::Compare: {
+        Value left = eval(*e.a, sc);
+        for (size_t k = 0; k < e.ops.size(); ++k) {
+          Value right = eval(*e.items[k], sc);
+          if (!cmp(e.ops[k], left, right)) return Value::boolean(false);
+          left = std::move(right);
+        }
+        return Value::boolean(true);
+      }
+      case ExprKind::CondExpr: {
+        if (truthy(eval(*e.b, sc))) return eval(*e.a, sc);
+        if (e.c) return eval(*e.c, sc);
+        return Value::undefined("the inline if-expression on line " + std::to_string(e.line) +
+                                " evaluated to false and no else section was defined.");
+      }
+      case ExprKind::FilterInput:
+        return Value();
+    }
+    return Value();
+  }
+
+  friend class LoopObject;
+};
+
+Value Evaluator::call_macro(const Stmt& m, Scope* closure, CallArgs& a) {
+  DepthGuard g(st_);
+  st_.tick();
+  static const std::string kCaller = "caller";
+  const std::string& mname = m.kind == StmtKind::Macro ? m.name : kCaller;
+  Scope* sc = acquire(closure);
+  ScopeHolder h{*this, sc};
+  prebind(sc, m.prebind);
+  size_t n = m.params.size();
+  size_t npos_given = std::min(a.args.size(), n);
+  std::vector<bool> provided(n, false);
+  std::vector<Value> vals(n);
+  for (size_t k = 0; k < npos_given; ++k) {
+    vals[k] = a.args[k];
+    provided[k] = true;
+  }
+  auto& kw = a.kwargs;
+  auto pop_kw = [&](std::string_view name, Value& out) -> bool {
+    for (auto it = kw.begin(); it != kw.end(); ++it) {
+      if (it->first == name) {
+        out = std::move(it->second);
+        kw.erase(it);
+        return true;
+      }
+    }
+    return false;
+  };
+  bool found_caller = false;
+  if (npos_given != n) {
+    for (size_t k = npos_given; k < n; ++k) {
+      if (pop_kw(m.params[k], vals[k])) provided[k] = true;
+      if (m.params[k] == "caller") found_caller = true;
+    }
+  } else {
+    found_caller = m.explicit_caller >= 0;
+  }
+  Value caller_v;
+  bool bind_caller = false;
+  if (m.uses_caller && !found_caller) {
+    if (!pop_kw("caller", caller_v) || caller_v.is_none()) caller_v = Value::undefined("No caller defined");
+    bind_caller = true;
+  }
+  Value kwargs_v;
+  if (m.catch_kwargs) {
+    auto d = std::make_shared<DictData>();
+    for (auto& kv : kw) d->set(Value::string(kv.first), kv.second);
+    d->freeze();
+    kwargs_v = Value::dict(d);
+  } else if (!kw.empty()) {
+    for (auto& kv : kw) {
+      if (kv.first == "caller") {
+        throw_type_error("macro '" + mname +
+                         "' was invoked with two values for the special caller argument. This is most likely a bug.");
+      }
+    }
+    throw_type_error("macro '" + mname + "' takes no keyword argument '" + kw.front().first + "'");
+  }
+  Value varargs_v;
+  if (m.catch_varargs) {
+    std::vector<Value> extra;
+    for (size_t k = n; k < a.args.size(); ++k) extra.push_back(a.args[k]);
+    varargs_v = Value::tuple(std::move(extra));
+  } else if (a.args.size() > n) {
+    throw_type_error("macro '" + mname + "' takes not more than " + std::to_string(n) + " argument(s)");
+  }
+  // Parameters first (all of them, so defaults can refer to any), then the
+  // defaults for the missing ones, in order, inside the macro's frame.
+  for (size_t k = 0; k < n; ++k) sc->set(m.params[k], provided[k] ? vals[k] : Value());
+  if (bind_caller) sc->set("caller", caller_v);
+  if (m.catch_kwargs) sc->set("kwargs", kwargs_v);
+  if (m.catch_varargs) sc->set("varargs", varargs_v);
+  size_t first_default = n - m.exprs.size();
+  for (size_t k = 0; k < n; ++k) {
+    if (provided[k]) continue;
+    if (k >= first_default) {
+      sc->set(m.params[k], eval(*m.exprs[k - first_default], sc));
+    } else {
+      sc->set(m.params[k], Value::undefined("parameter '" + m.params[k] + "' was not provided"));
+    }
+  }
+  std::string out;
+  exec_body(m.body, sc, out);
+  return Value::string(std::move(out));
+}
+
+Value Evaluator::run_loop(const Stmt& f, Scope* outer, const Value& iterable, int depth0) {
+  std::string out;
+  for_loop(f, outer, iterable, depth0, out);
+  return Value::string(std::move(out));
+}
+
+Value LoopObject::call(RenderState&, CallArgs& args) {
+  if (!for_stmt) throw_type_error("'LoopContext' object is not callable");
+  if (args.args.size() != 1 || !args.kwargs.empty()) throw_type_error("loop() takes exactly one argument");
+  return ev->run_loop(*for_stmt, outer, args.args[0], depth0 + 1);
+}
+
+Value loop_cycle(LoopObject& l, CallArgs& a) {
+  if (a.args.empty()) throw_type_error("no items for cycling given");
+  return a.args[l.index0 % a.args.size()];
+}
+
+Value loop_changed(LoopObject& l, CallArgs& a) {
+  bool same = l.have_changed && l.last_changed.size() == a.args.size();
+  if (same) {
+    for (size_t k = 0; k < a.args.size(); ++k) {
+      if (!py_equal(l.last_changed[k], a.args[k])) {
+        same = false;
+        break;
+      }
+    }
+  }
+  if (same) return Value::boolean(false);
+  l.have_changed = true;
+  l.last_changed = a.args;
+  return Value::boolean(true);
+}
+
+Value LoopObject::get_attr(RenderState&, std::string_view name) const {
+  size_t n = items->size();
+  if (name == "index") return Value::integer(static_cast<int64_t>(index0 + 1));
+  if (name == "index0") return Value::integer(static_cast<int64_t>(index0));
+  if (name == "revindex") return Value::integer(static_cast<int64_t>(n - index0));
+  if (name == "revindex0") return Value::integer(static_cast<int64_t>(n - index0 - 1));
+  if (name == "first") return Value::boolean(index0 == 0);
+  if (name == "last") return Value::boolean(index0 + 1 == n);
+  if (name == "length") return Value::integer(static_cast<int64_t>(n));
+  if (name == "depth") return Value::integer(depth0 + 1);
+  if (name == "depth0") return Value::integer(depth0);
+  if (name == "previtem") {
+    if (index0 == 0) return Value::undefined("there is no previous item");
+    return (*items)[index0 - 1];
+  }
+  if (name == "nextitem") {
+    if (index0 + 1 >= n) return Value::undefined("there is no next item");
+    return (*items)[index0 + 1];
+  }
+  if (name == "cycle") return method("cycle", loop_cycle);
+  if (name == "changed") return method("changed", loop_changed);
+  return Value::undefined("'LoopContext object' has no attribute '" + std::string(name) + "'");
+}
+
+}  // namespace
+
+std::string evaluate(const Template& tpl, const DictData& context, RenderState& state) {
+  Evaluator ev(tpl, context, state);
+  return ev.run();
+}
+
+}  // namespace jinja

@@ -1,0 +1,27 @@
+// Tree-walking renderer: executes a compiled template's statements against
+// a context, with Jinja2's scoping (frames for loops, macros, call blocks,
+// block sets, filter blocks and with-blocks; none for if), loop objects,
+// macros/caller, loop controls and bounded resources.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ast.h"
+#include "template.h"
+#include "value.h"
+
+namespace jinja {
+
+// The compiled form behind template.h's opaque handle.
+struct Template {
+  ast::Body body;
+  std::vector<std::pair<std::string, Value>> root_prebind;  // see ast::Stmt::prebind
+  std::vector<std::string> undeclared;    // jinja2.meta.find_undeclared_variables
+  ContentFormat content_format = ContentFormat::String;
+};
+
+// Renders `tpl` with `context` over default_globals(). Throws jinja::Error.
+std::string evaluate(const Template& tpl, const DictData& context, RenderState& state);
+
+}  // namespace jinja

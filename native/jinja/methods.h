@@ -1,0 +1,27 @@
+// Methods of builtin types reachable from templates (str, dict, list, tuple),
+// returned by attribute lookup as bound methods.
+#pragma once
+
+#include <string_view>
+
+#include "value.h"
+
+namespace jinja {
+
+// The attribute `name` of a str/dict/list/tuple value as Python's getattr
+// would find it: a bound method, an unsafe-method undefined (SecurityError on
+// use) for the mutating methods the immutable sandbox forbids, or false when
+// the type has no such attribute.
+bool lookup_method(const Value& obj, std::string_view name, Value& out);
+
+// Python's whitespace split / strip helpers shared with filters.
+std::vector<Value> str_split_whitespace(std::string_view s, int64_t maxsplit);
+std::string str_strip(std::string_view s, const Value* chars, bool left, bool right);
+
+// A dict view object (dict_items / dict_keys / dict_values).
+Value make_dict_view(const Value& dict, int which);  // 0 items, 1 keys, 2 values
+
+// The undefined Jinja2's sandbox returns for an unsafe attribute.
+Value unsafe_undefined(const Value& obj, std::string_view name);
+
+}  // namespace jinja

@@ -1,0 +1,26 @@
+// Public entry points of the engine (template.h).
+#include "template.h"
+
+#include "evaluator.h"
+#include "parser.h"
+
+namespace jinja {
+
+void analyze_template(Template& t);  // meta.cpp
+
+std::shared_ptr<const Template> compile(std::string_view source) {
+  auto t = std::make_shared<Template>();
+  t->body = parse_template(source);
+  analyze_template(*t);
+  return t;
+}
+
+std::string render(const Template& tpl, const DictData& context, RenderState& state) {
+  return evaluate(tpl, context, state);
+}
+
+const std::vector<std::string>& undeclared_variables(const Template& tpl) { return tpl.undeclared; }
+
+ContentFormat detect_content_format(const Template& tpl) { return tpl.content_format; }
+
+}  // namespace jinja
