@@ -6,6 +6,7 @@
  *   example [--template PATH] [--json]                         render the bundled tool-loop conversation
  *   parse --parser NAME [--tools tools.json] [--stream --chunk-size N] < output.txt
  *   golden report [--backend B]                                golden matches per template and shape
+ *   golden roundtrip                                           render -> parse round trip per template/parser pair
  *
  * The batch and parse output contracts are used by tooling outside the
  * package: keep them stable.
@@ -18,6 +19,8 @@ import { packageRoot } from '../native/loader';
 import { runParse } from './parse';
 import { parseArgs, str, UsageError } from './args';
 import { goldenReport } from '../golden/report';
+import { goldenDirs } from '../golden/suite';
+import { roundTripPairs, roundTripReport } from '../golden/roundtrip';
 
 const USAGE = `usage:
   node-vllm-cpp render --template PATH --request REQUEST.json [--bos-token T] [--eos-token T]
@@ -27,6 +30,7 @@ const USAGE = `usage:
   node-vllm-cpp example [--template PATH] [--json]
   node-vllm-cpp parse --parser NAME [--tools tools.json] [--stream --chunk-size N] < output.txt
   node-vllm-cpp golden report [--backend embedded|vllm.cpp] [--templates DIR]
+  node-vllm-cpp golden roundtrip [--templates DIR]
 
 PATH is a chat_template.jinja file, a tokenizer_config.json or a model directory.`;
 
@@ -153,7 +157,14 @@ function cmdExample(argv: string[], io: CliIO): number {
 
 function cmdGolden(argv: string[], io: CliIO): number {
   const [sub, ...rest] = argv;
-  if (sub !== 'report') throw new UsageError('golden: the only subcommand is `report`');
+  if (sub === 'roundtrip') {
+    const a = parseArgs(rest, new Set(['templates']), new Set());
+    const pairs = roundTripPairs(str(a, 'templates') ?? goldenDirs().templates).filter((p) => fs.existsSync(p.template));
+    const report = roundTripReport(pairs);
+    io.stdout(report.text);
+    return report.unexpected ? 1 : 0;
+  }
+  if (sub !== 'report') throw new UsageError('golden: subcommands are `report` and `roundtrip`');
   const a = parseArgs(rest, new Set(['backend', 'templates']), new Set(['json']));
   const report = goldenReport({ backend: backendOf(str(a, 'backend')), templatesDir: str(a, 'templates') });
   io.stdout(a.flags.has('json') ? JSON.stringify(report, null, 1) + '\n' : report.text);

@@ -5,6 +5,8 @@
  * pairs where the template itself loses information (key order, number type).
  */
 import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { packageRoot } from '../native/loader';
 import { pyReprOfJson } from '../native/embedded';
 import { makePyDict, isPyDict, pyEntries, parsePyJson, serializePyJson } from '../protocol/pyjson';
 import { parseToolCalls, type ToolShape } from '../parsers';
@@ -55,7 +57,7 @@ export const ROUND_TRIP_TOOLS: ToolShape[] = [
           exact: { type: 'boolean' },
           filters: { type: 'object' },
           tags: { type: 'array' },
-          note: { type: ['string', 'null'] },
+          note: { anyOf: [{ type: 'string' }, { type: 'null' }] },
         },
       },
     },
@@ -99,9 +101,12 @@ function sortKeys(v: unknown): unknown {
   return v;
 }
 
+/** Length of the common prefix, backed off so it never ends inside a `<...>` special token. */
 function commonPrefix(a: string, b: string): number {
   let i = 0;
   while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  const open = b.lastIndexOf('<', i - 1);
+  if (open >= 0 && b.lastIndexOf('>', i - 1) < open) i = open;
   return i;
 }
 
@@ -136,17 +141,84 @@ export function roundTrip(pair: RoundTripPair, v: RoundTripVector): RoundTripRes
   }
 }
 
-export function roundTripReport(pairs: RoundTripPair[], vectors = ROUND_TRIP_VECTORS): { results: RoundTripResult[]; text: string } {
+export function roundTripReport(
+  pairs: Array<RoundTripPair & { known?: Known }>,
+  vectors = ROUND_TRIP_VECTORS,
+): { results: RoundTripResult[]; unexpected: number; text: string } {
   const results: RoundTripResult[] = [];
   for (const p of pairs) for (const v of vectors) results.push(roundTrip(p, v));
   const lines = ['round trip: template -> rendered tool call -> parser -> arguments (compared as Python values)'];
+  let unexpected = 0;
   for (const p of pairs) {
     const rs = results.filter((r) => r.template === p.template && r.parser === p.parser);
     const count = (s: RoundTripStatus) => rs.filter((r) => r.status === s).length;
     lines.push(`  ${p.template.split('/').pop()} + ${p.parser}: exact ${count('exact')}, reordered ${count('reordered')}, lossy ${count('lossy')}, failed ${count('failed')} / ${rs.length}`);
     for (const r of rs.filter((x) => x.status !== 'exact')) {
-      lines.push(`    ${r.vector}: ${r.status}: expected ${r.expected}${r.actual ? `, got ${r.actual}` : ''}${r.detail ? ` (${r.detail})` : ''}`);
+      const known = p.known?.[r.vector];
+      const why = known && known[0] === r.status ? `known: ${known[1]}` : 'UNEXPECTED';
+      if (why === 'UNEXPECTED') unexpected++;
+      lines.push(`    ${r.vector}: ${r.status} [${why}]: expected ${r.expected}${r.actual ? `, got ${r.actual}` : ''}`);
     }
   }
-  return { results, text: lines.join('\n') + '\n' };
+  lines.push(unexpected ? `${unexpected} unexpected outcome(s)` : 'no unexpected losses');
+  return { results, unexpected, text: lines.join('\n') + '\n' };
 }
+
+/** Our own small templates for formats no shared template renders (DSML). */
+function ownTemplatesDir(): string {
+  return path.join(packageRoot(), 'test', 'roundtrip');
+}
+
+// Known, explained losses: [status, reason] per vector id.
+export type Known = Record<string, [RoundTripStatus, string]>;
+// Gemma 4 templates emit arguments through `dictsort` (keys sorted case-insensitively)
+// and print None with Python's str() — the key order and null are not recoverable.
+const GEMMA_DICTSORT: Known = Object.fromEntries(
+  ['code', 'windows_path', 'unicode', 'numbers', 'nested', 'key_order'].map((id) => [id, ['reordered', 'dictsort']]),
+);
+const GEMMA: Known = {
+  ...GEMMA_DICTSORT,
+  bool_null: ['lossy', 'the template prints None, which the format reads back as the string "None"'],
+  float_integral: ['lossy', "vLLM's schema coercion turns an integral float into an int for `number` parameters"],
+};
+// vLLM's schema coercion (coerce_to_schema_type) turns 1.0 into 1 for `number` parameters.
+const SCHEMA_COERCION: Known = {
+  float_integral: ['lossy', "vLLM's schema coercion turns an integral float into an int for `number` parameters"],
+};
+
+// vLLM's Hermes example template closes the JSON object after the name
+// (`{"name": "f"}, "arguments": {...}`), so its own output is not valid
+// Hermes JSON; Python renders it the same way (see the hermes goldens).
+const HERMES_EXAMPLE_MALFORMED: Known = Object.fromEntries(
+  ROUND_TRIP_VECTORS.map((v) => [v.id, ['failed', 'template emits {"name": ...}, "arguments": ... (malformed JSON)']]),
+);
+
+export interface KnownPair {
+  name: string;
+  template: string;
+  parser: string;
+  /** Explained, expected non-exact outcomes per vector id. */
+  known: Known;
+  /** The template lives in the shared templates directory (absent -> skipped). */
+  needsShared: boolean;
+}
+
+/** The supported template/parser pairs, with the losses each template is known to cause. */
+export function roundTripPairs(templatesDir: string): KnownPair[] {
+  const shared = (f: string) => path.join(templatesDir, f);
+  const own = (f: string) => path.join(ownTemplatesDir(), f);
+  return [
+  { name: 'gemma4 official v4', template: shared('gemma4__official_v4.jinja'), parser: 'gemma4', known: GEMMA, needsShared: true },
+  { name: 'gemma4 vLLM example', template: shared('gemma4__vllm_example.jinja'), parser: 'gemma4', known: GEMMA, needsShared: true },
+  { name: 'qwen3-coder', template: shared('qwen3coder__vllm_example.jinja'), parser: 'qwen3_coder', known: SCHEMA_COERCION, needsShared: true },
+  { name: 'qwen3.6', template: shared('qwen3_6__official.jinja'), parser: 'qwen3_coder', known: SCHEMA_COERCION, needsShared: true },
+  { name: 'qwen3.5', template: shared('qwen3_5__official_think.jinja'), parser: 'qwen3_coder', known: SCHEMA_COERCION, needsShared: true },
+  { name: 'hermes', template: shared('hermes__vllm_example.jinja'), parser: 'hermes', known: HERMES_EXAMPLE_MALFORMED, needsShared: true },
+  { name: 'qwen3 (hermes format)', template: shared('qwen3__official.jinja'), parser: 'hermes', known: {}, needsShared: true },
+  // vLLM's DeepSeek V3.2 example template renders the V3.1 wire format.
+  { name: 'deepseek v3.2 vLLM example', template: shared('deepseek_v3_2__vllm_example.jinja'), parser: 'deepseek_v31', known: {}, needsShared: true },
+  { name: 'deepseek v3.1 vLLM example', template: shared('deepseek_v3_1__vllm_example.jinja'), parser: 'deepseek_v31', known: {}, needsShared: true },
+  { name: 'deepseek v3.2 DSML', template: own('deepseek_v32_dsml.jinja'), parser: 'deepseek_v32', known: SCHEMA_COERCION, needsShared: false },
+  ];
+}
+
