@@ -7,6 +7,7 @@ same file format through `write_expected`.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import os
@@ -100,6 +101,37 @@ def write_document(out_dir: str, doc: dict) -> str:
     with open(path, "w", encoding="utf-8", newline="\n") as f:
         f.write(dump_document(doc))
     return path
+
+
+def case_api(case: dict) -> str:
+    """Case field "api" (default "http"): "http" is a /v1/chat/completions
+    body; "offline" is the same body whose messages are passed as plain dicts,
+    as `LLM.chat(messages=...)` does (see offline_validation_body)."""
+    api = case.get("api", "http")
+    if api not in ("http", "offline"):
+        raise SystemExit(f"{case.get('id')}: unknown api {api!r}")
+    return api
+
+
+def offline_validation_body(body: dict) -> dict:
+    """For api "offline": a deep copy of the request body in which every
+    tool-call entry's function.arguments is replaced by "" and a missing
+    "type" by "function", so that the HTTP request model validates it and the
+    request-level processing (kwargs, tools, tool_choice...) runs as usual.
+    The conversation itself is then built from the ORIGINAL raw message dicts,
+    so `_postprocess_messages` sees missing / None / object arguments and
+    entries without a type, as on the LLM.chat path."""
+    body = copy.deepcopy(body)
+    msgs = body.get("messages") if isinstance(body, dict) else None
+    for m in msgs if isinstance(msgs, list) else ():
+        tcs = m.get("tool_calls") if isinstance(m, dict) else None
+        for item in tcs if isinstance(tcs, list) else ():
+            if not isinstance(item, dict):
+                continue
+            item.setdefault("type", "function")
+            if isinstance(item.get("function"), dict):
+                item["function"]["arguments"] = ""
+    return body
 
 
 def lenient_prepass(messages: list, warnings: list) -> None:

@@ -32,6 +32,16 @@ parser configured (so `tool_choice: "auto"` is accepted), no
 `strftime_now` reads a fixed clock (the case's "now") by replacing the
 `datetime` name transformers' chat_template_utils module looks up at call time.
 
+Case api "offline" (default "http"): the LLM.chat(messages=...) analogue.
+Step 1 validates `common.offline_validation_body(request)` (every tool call's
+function.arguments replaced by "" and a missing type by "function", so
+pydantic accepts it and the request-level processing runs as usual); step 4
+then calls `parse_chat_messages` with a deep copy of the ORIGINAL raw
+`request["messages"]` dicts instead of `req.messages`, so vLLM's own
+`_postprocess_messages` sees missing / None / object arguments and entries
+without a type. The request-level before-validators (reasoning_content
+rename...) are not applied to those raw dicts, as on the LLM.chat path.
+
 Policy "lenient" (not a vLLM 0.25.0 behaviour: it is the post-0.28 rule where
 malformed or non-object arguments become {} with a warning) is applied by a
 pre-pass that runs right before vLLM's own `_postprocess_messages`.
@@ -178,7 +188,12 @@ def render_case(template_text: str, case: dict) -> dict:
     _FixedClock.now_value = _dt.datetime.fromisoformat(case.get("now", "2026-01-15T10:30:00"))
     _POLICY["value"] = case.get("policy", "strict")
     _WARNINGS.clear()
-    body = copy.deepcopy(case["request"])
+    offline = common.case_api(case) == "offline"
+    if offline:
+        raw_messages = copy.deepcopy(case["request"]["messages"])
+        body = common.offline_validation_body(case["request"])
+    else:
+        body = copy.deepcopy(case["request"])
     tok = tokenizer_for(case["bos_token"], case["eos_token"])
     mc = fake_model_config()
 
@@ -213,7 +228,7 @@ def render_case(template_text: str, case: dict) -> dict:
             model_config=mc,
         )
         conversation, _mm, _uu = cu.parse_chat_messages(
-            req.messages, mc, content_format=content_format,
+            raw_messages if offline else req.messages, mc, content_format=content_format,
             media_io_kwargs=chat_params.media_io_kwargs,
             mm_processor_kwargs=chat_params.mm_processor_kwargs,
         )

@@ -114,7 +114,7 @@ _MISSING = object()
 CASES: list[dict] = []
 
 
-def case(cid, description, messages, tools=None, policy=None, bos=BOS, eos=EOS, **req):
+def case(cid, description, messages, tools=None, policy=None, api=None, bos=BOS, eos=EOS, **req):
     request = {"messages": messages}
     if tools is not None:
         request["tools"] = tools
@@ -129,21 +129,27 @@ def case(cid, description, messages, tools=None, policy=None, bos=BOS, eos=EOS, 
     }
     if policy:
         c["policy"] = policy
+    if api:
+        c["api"] = api
     CASES.append(c)
 
 
-def args_case(cid, description, arguments, policy=None, tools=None):
+def args_case(cid, description, arguments, policy=None, tools=None, api=None, drop_type=False):
     """user -> assistant tool call with `arguments` -> tool result -> generation."""
+    entry = call("call_1", "echo", arguments)
+    if drop_type:
+        del entry["type"]
     case(
         cid,
         description,
         [
             {"role": "user", "content": "Call echo with the value."},
-            {"role": "assistant", "content": None, "tool_calls": [call("call_1", "echo", arguments)]},
+            {"role": "assistant", "content": None, "tool_calls": [entry]},
             {"role": "tool", "tool_call_id": "call_1", "content": "ok"},
         ],
         tools=tools if tools is not None else [ECHO],
         policy=policy,
+        api=api,
     )
 
 
@@ -262,8 +268,18 @@ case(
 args_case("args_json_object", "Arguments: a JSON object string with mixed value types.",
           '{"text": "hi", "count": 3, "ratio": 0.5, "flag": true, "none": null, "tags": ["a", "b"]}')
 args_case("args_empty_string", "Arguments: the empty string (vLLM maps it to {}).", "")
-args_case("args_missing", "Arguments key missing from the function object.", _MISSING)
-args_case("args_null", "Arguments: JSON null (not a string).", None)
+args_case("args_missing", "Arguments key missing from the function object (offline api: LLM.chat-style dicts; "
+          "vLLM's _postprocess_messages maps it to {}; over HTTP pydantic rejects it).", _MISSING, api="offline")
+args_case("args_null", "Arguments: JSON null, not a string (offline api: mapped to {} by _postprocess_messages; "
+          "over HTTP pydantic rejects it).", None, api="offline")
+args_case("args_object", "Arguments: an object, not a string (offline api: kept as given by _postprocess_messages; "
+          "over HTTP pydantic rejects it).",
+          {"text": "hi", "count": 3, "ratio": 1.0, "flag": True, "none": None, "nested": {"b": 1, "10": 2, "2": 3}},
+          api="offline")
+args_case("args_object_empty", "Arguments: the empty object {} (offline api: falsy, mapped to {}).", {}, api="offline")
+args_case("args_missing_type", "Tool-call entry without \"type\", string arguments (offline api: "
+          "_postprocess_messages defaults the type to function; the entry reaches the template without it).",
+          '{"text": "hi"}', api="offline", drop_type=True)
 args_case("args_string_null", 'Arguments: the string "null" (decodes to None, mapped to {}).', "null")
 args_case("args_invalid_json", "Arguments: malformed JSON (strict policy: the request fails).",
           '{"text": "unterminated')

@@ -12,7 +12,8 @@ Stages, in the order vLLM's OpenAI server runs them for /v1/chat/completions:
   request      ChatCompletionRequest validation (the parts that matter here)
   kwargs       build_chat_params + preprocess_chat defaults (merge_kwargs)
   format       "string"/"openai" content-format detection on the Jinja AST
-  messages     per-message parsing, then _postprocess_messages
+  messages     per-message parsing, then _postprocess_messages (api "offline":
+               from the raw message dicts, see common.offline_validation_body)
   apply        safe_apply_chat_template: developer->system, kwargs filtering
   render       transformers apply_chat_template / render_jinja_template
 """
@@ -751,18 +752,27 @@ def safe_apply_chat_template(conversation, special_tokens, *, tools=None, chat_t
 def render_case(template_text: str, case: dict) -> dict:
     _Clock.now = _dt.datetime.fromisoformat(case.get("now", "2026-01-15T10:30:00"))
     warnings: list[str] = []
-    body = copy.deepcopy(case["request"])
+    offline = common.case_api(case) == "offline"
+    if offline:
+        # LLM.chat analogue: the request model never sees the tool-call
+        # entries as given (validate a copy with arguments "" and a default
+        # type); the conversation is built from the raw message dicts.
+        raw_messages = copy.deepcopy(case["request"]["messages"])
+        body = common.offline_validation_body(case["request"])
+    else:
+        body = copy.deepcopy(case["request"])
     special = {"bos_token": case["bos_token"], "eos_token": case["eos_token"]}
     try:
         req = validate_request(body)
     except Exception as e:
         return common.result_err(e)
+    messages = raw_messages if offline else req["messages"]
 
     tool_dicts = req["tools"]
     ctk = chat_template_kwargs_for(req, tool_dicts)
     try:
         fmt = detect_content_format(template_text)
-        conversation = [parse_message(m, fmt) for m in req["messages"]]
+        conversation = [parse_message(m, fmt) for m in messages]
         if case.get("policy", "strict") == "lenient":
             common.lenient_prepass(conversation, warnings)
         postprocess_messages(conversation)
