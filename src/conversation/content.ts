@@ -62,18 +62,24 @@ function mediaError(type: string, path: string): RequestValidationError {
  */
 export function normalizeContent(content: unknown, format: ContentFormat, path: string): unknown {
   const wrap = format === 'openai';
-  let parts: unknown[];
-  if (content === null || content === undefined) parts = [];
-  else if (typeof content === 'string') parts = [makePyDict([['type', 'text'], ['text', content]])];
-  else if (Array.isArray(content)) parts = content;
-  else throw new RequestValidationError(`${path}: Expected string, array or null, received ${typeof content}`, path);
+  // the common shapes, without building the intermediate part list
+  if (content === null || content === undefined) return wrap ? [] : '';
+  if (typeof content === 'string') return wrap ? [{ type: 'text', text: content }] : content;
+  if (!Array.isArray(content)) {
+    throw new RequestValidationError(`${path}: Expected string, array or null, received ${typeof content}`, path);
+  }
   const out: unknown[] = [];
-  parts.forEach((part, j) => {
-    const v = partValue(part, `${path}[${j}]`, wrap);
+  for (let j = 0; j < content.length; j++) {
+    const v = partValue(content[j], `${path}[${j}]`, wrap);
     if (pyTruthy(v)) out.push(v);
-  });
+  }
   if (wrap) return out;
-  return out.map((t) => (typeof t === 'string' ? t : String(t))).join('\n');
+  let text = '';
+  for (let j = 0; j < out.length; j++) {
+    const t = out[j];
+    text += (j ? '\n' : '') + (typeof t === 'string' ? t : String(t));
+  }
+  return text;
 }
 
 /** vLLM collapses a tool message's all-text list content to a joined string. */

@@ -5,8 +5,14 @@
 
 import { isPyDict, makePyDict, pyEntries, pyTruthy } from '../protocol/pyjson';
 
+let lastSource: string | undefined;
+let lastSupports = false;
+
 export function templateSupportsDeveloper(source: string): boolean {
-  return source.includes('"developer"') || source.includes("'developer'");
+  if (source === lastSource) return lastSupports; // the same template is rendered again and again
+  lastSupports = source.includes('"developer"') || source.includes("'developer'");
+  lastSource = source;
+  return lastSupports;
 }
 
 export function convertDeveloperToSystem(conversation: Record<string, unknown>[]): Record<string, unknown>[] {

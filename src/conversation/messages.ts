@@ -1,11 +1,19 @@
 /** Per-message building in vLLM's key order and field whitelist (`_parse_chat_message_content`). */
 
-import { isPyDict, makePyDict, pyEntries } from '../protocol/pyjson';
+import { isPyDict, makePyDict, PY_KEYS, pyEntries, pyKeys } from '../protocol/pyjson';
 import { collapseToolContent, normalizeContent } from './content';
 import type { ContentFormat } from './types';
 
 /** Rebuild a dict with `declared` keys first (those present, in that order), then the rest in client order. */
 function declaredFirst(obj: Record<string, unknown>, declared: readonly string[], map?: (k: string, v: unknown) => unknown): Record<string, unknown> {
+  const keys = pyKeys(obj);
+  if (keys.every(isOrdinaryKey)) {
+    // plain keys keep insertion order in a JS object: build it directly
+    const out: Record<string, unknown> = {};
+    for (const k of declared) if (keys.includes(k)) out[k] = map ? map(k, obj[k]) : obj[k];
+    for (const k of keys) if (!declared.includes(k)) out[k] = obj[k];
+    return out;
+  }
   const entries = pyEntries(obj);
   const out: Array<[string, unknown]> = [];
   for (const k of declared) {
@@ -16,12 +24,43 @@ function declaredFirst(obj: Record<string, unknown>, declared: readonly string[]
   return makePyDict(out);
 }
 
+/** A key JS keeps in insertion order as an ordinary property (not integer-like, not `__proto__`). */
+function isOrdinaryKey(k: string): boolean {
+  const c = k.charCodeAt(0);
+  return !(c >= 0x30 && c <= 0x39) && k !== '__proto__';
+}
+
 /** A tool-call entry as pydantic rebuilds it: id, function (arguments, name, extras), type, extras. */
 export function reorderToolCall(entry: unknown): unknown {
   if (!isPyDict(entry)) return entry;
+  const fast = reorderPlainToolCall(entry);
+  if (fast !== undefined) return fast;
   return declaredFirst(entry, ['id', 'function', 'type'], (k, v) =>
     k === 'function' && isPyDict(v) ? declaredFirst(v, ['arguments', 'name']) : v,
   );
+}
+
+/**
+ * reorderToolCall for the common entry: exactly `{id, type, function: {name,
+ * arguments}}` in any order, plain keys. Undefined when the entry has other keys.
+ */
+function reorderPlainToolCall(entry: Record<string, unknown>): Record<string, unknown> | undefined {
+  let n = 0;
+  for (const k in entry) {
+    if (k !== 'id' && k !== 'type' && k !== 'function') return undefined;
+    n++;
+  }
+  if ((entry as { [PY_KEYS]?: unknown })[PY_KEYS] !== undefined) return undefined;
+  const fn = entry['function'];
+  if (n !== 3 || !isPyDict(fn) || (fn as { [PY_KEYS]?: unknown })[PY_KEYS] !== undefined) return undefined;
+  let m = 0;
+  for (const k in fn) {
+    if (k !== 'name' && k !== 'arguments') return undefined;
+    m++;
+  }
+  if (m !== 2 || !Object.prototype.hasOwnProperty.call(entry, 'id') || !Object.prototype.hasOwnProperty.call(entry, 'type')) return undefined;
+  if (!Object.prototype.hasOwnProperty.call(fn, 'name') || !Object.prototype.hasOwnProperty.call(fn, 'arguments')) return undefined;
+  return { id: entry['id'], function: { arguments: fn['arguments'], name: fn['name'] }, type: entry['type'] };
 }
 
 /** The request-level rename: `reasoning_content` -> `reasoning` when `reasoning` is absent or null. */
@@ -37,25 +76,33 @@ const has = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.c
 
 /** Build the conversation message vLLM hands to the template for request message `index`. */
 export function buildMessage(raw: Record<string, unknown>, format: ContentFormat, index: number): Record<string, unknown> {
-  const message = renameReasoningContent(raw);
-  const role = message['role'];
-  const content = normalizeContent(has(message, 'content') ? message['content'] : null, format, `messages[${index}].content`);
-  const out: Array<[string, unknown]> = [['role', role], ['content', content]];
+  // renameReasoningContent without the copy: only `reasoning` can differ
+  let reasoning = raw['reasoning'];
+  if (has(raw, 'reasoning_content')) {
+    const rc = raw['reasoning_content'];
+    if (rc !== null && rc !== undefined && (reasoning === null || reasoning === undefined)) reasoning = rc;
+  }
+  const role = raw['role'];
+  const content = normalizeContent(has(raw, 'content') ? raw['content'] : null, format, `messages[${index}].content`);
+  // the keys are fixed ordinary names, so a plain object keeps this order
+  const out: Record<string, unknown> = { role, content };
   if (role === 'assistant') {
-    const toolCalls = message['tool_calls'];
-    if (has(message, 'tool_calls') && toolCalls !== null && toolCalls !== undefined) {
-      out.push(['tool_calls', Array.isArray(toolCalls) ? toolCalls.map(reorderToolCall) : toolCalls]);
+    const toolCalls = raw['tool_calls'];
+    if (has(raw, 'tool_calls') && toolCalls !== null && toolCalls !== undefined) {
+      out['tool_calls'] = Array.isArray(toolCalls) ? toolCalls.map(reorderToolCall) : toolCalls;
     }
-    const reasoning = message['reasoning'];
     if (reasoning !== null && reasoning !== undefined) {
-      out.push(['reasoning', reasoning], ['reasoning_content', reasoning]);
+      out['reasoning'] = reasoning;
+      out['reasoning_content'] = reasoning;
     }
   } else if (role === 'tool') {
-    if (has(message, 'tool_call_id')) out.push(['tool_call_id', message['tool_call_id'] ?? null]);
-    out[1] = ['content', collapseToolContent(content)];
+    if (has(raw, 'tool_call_id')) out['tool_call_id'] = raw['tool_call_id'] ?? null;
+    out['content'] = collapseToolContent(content);
   }
-  if (typeof message['name'] === 'string') out.push(['name', message['name']]);
-  if (typeof message['task'] === 'string') out.push(['task', message['task']]);
-  if (role === 'developer') out.push(['tools', has(message, 'tools') ? (message['tools'] ?? null) : null]);
-  return makePyDict(out) as Record<string, unknown>;
+  const name = raw['name'];
+  if (typeof name === 'string') out['name'] = name;
+  const task = raw['task'];
+  if (typeof task === 'string') out['task'] = task;
+  if (role === 'developer') out['tools'] = has(raw, 'tools') ? (raw['tools'] ?? null) : null;
+  return out;
 }

@@ -50,16 +50,18 @@ function decodeArguments(
 
 /** Mutates `messages` (the built conversation) in place, as vLLM does. */
 export function postprocessMessages(messages: unknown[], policy: ArgumentsPolicy, warnings: string[]): void {
-  messages.forEach((message, i) => {
-    if (!isPyDict(message) || message['role'] !== 'assistant') return;
-    if (!Object.prototype.hasOwnProperty.call(message, 'tool_calls')) return;
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i];
+    if (!isPyDict(message) || message['role'] !== 'assistant') continue;
+    if (!Object.prototype.hasOwnProperty.call(message, 'tool_calls')) continue;
     const toolCalls = message['tool_calls'];
-    if (!Array.isArray(toolCalls)) return;
+    if (!Array.isArray(toolCalls)) continue;
     if (toolCalls.length === 0) {
       delete (message as Record<string, unknown>)['tool_calls'];
-      return;
+      continue;
     }
-    toolCalls.forEach((item, j) => {
+    for (let j = 0; j < toolCalls.length; j++) {
+      const item = toolCalls[j];
       const at = `messages[${i}].tool_calls[${j}]`;
       if (!isPyDict(item)) throw new RequestValidationError(`${at}: assistant tool_calls entries must be objects.`, at);
       const fn = item['function'];
@@ -73,6 +75,6 @@ export function postprocessMessages(messages: unknown[], policy: ArgumentsPolicy
       const has = Object.prototype.hasOwnProperty.call(fn, 'arguments');
       const value = decodeArguments(has ? fn['arguments'] : null, `${at}.function.arguments`, policy, warnings);
       (fn as Record<string, unknown>)['arguments'] = value; // keeps its position; appended when absent
-    });
-  });
+    }
+  }
 }

@@ -144,6 +144,12 @@ export function setOwn(obj: Record<string, unknown>, key: string, value: unknown
   }
 }
 
+/** JS moves only integer-like keys ahead of the others, and those start with a digit. */
+function startsWithDigit(k: string): boolean {
+  const c = k.charCodeAt(0);
+  return c >= 0x30 && c <= 0x39;
+}
+
 /** Record the insertion order on `obj` when JS's own order differs from it. */
 function recordOrder(obj: Record<string, unknown>, order: string[]): void {
   const own = Object.keys(obj);
@@ -156,11 +162,15 @@ function recordOrder(obj: Record<string, unknown>, order: string[]): void {
 export function makePyDict(entries: Iterable<readonly [string, unknown]>): PyDict {
   const obj: Record<string, unknown> = {};
   const order: string[] = [];
+  let digitKey = false;
   for (const [k, v] of entries) {
-    if (!Object.prototype.hasOwnProperty.call(obj, k)) order.push(k);
+    if (!Object.prototype.hasOwnProperty.call(obj, k)) {
+      order.push(k);
+      if (startsWithDigit(k)) digitKey = true;
+    }
     setOwn(obj, k, v);
   }
-  recordOrder(obj, order);
+  if (digitKey) recordOrder(obj, order);
   return obj as PyDict;
 }
 
@@ -237,6 +247,8 @@ class NoValue {
 
 class Decoder {
   private depth = 0;
+  /** Index just past the value the last scan* call returned. */
+  end = 0;
   constructor(private readonly s: string) {}
 
   err(msg: string, pos: number): PyJsonDecodeError {
@@ -249,8 +261,8 @@ class Decoder {
     return i;
   }
 
-  /** Returns [value, nextIndex]; throws NoValue when nothing starts at idx. */
-  scan(idx: number): [PyValue, number] {
+  /** Returns the value (its end in `this.end`); throws NoValue when nothing starts at idx. */
+  scan(idx: number): PyValue {
     const s = this.s;
     if (idx >= s.length) throw new NoValue(idx);
     const c = s[idx];
@@ -262,28 +274,33 @@ class Decoder {
       case '[':
         return this.scanArray(idx + 1);
       case 'n':
-        if (s.startsWith('null', idx)) return [null, idx + 4];
+        if (s.startsWith('null', idx)) return this.at(null, idx + 4);
         break;
       case 't':
-        if (s.startsWith('true', idx)) return [true, idx + 4];
+        if (s.startsWith('true', idx)) return this.at(true, idx + 4);
         break;
       case 'f':
-        if (s.startsWith('false', idx)) return [false, idx + 5];
+        if (s.startsWith('false', idx)) return this.at(false, idx + 5);
         break;
       case 'N':
-        if (s.startsWith('NaN', idx)) return [NaN, idx + 3];
+        if (s.startsWith('NaN', idx)) return this.at(NaN, idx + 3);
         break;
       case 'I':
-        if (s.startsWith('Infinity', idx)) return [Infinity, idx + 8];
+        if (s.startsWith('Infinity', idx)) return this.at(Infinity, idx + 8);
         break;
       case '-':
-        if (s.startsWith('-Infinity', idx)) return [-Infinity, idx + 9];
+        if (s.startsWith('-Infinity', idx)) return this.at(-Infinity, idx + 9);
         break;
     }
     return this.scanNumber(idx);
   }
 
-  scanNumber(start: number): [PyValue, number] {
+  private at<T>(v: T, end: number): T {
+    this.end = end;
+    return v;
+  }
+
+  scanNumber(start: number): PyValue {
     const s = this.s;
     const n = s.length;
     let i = start;
@@ -317,8 +334,8 @@ class Decoder {
     const text = s.slice(start, i);
     if (isFloat) {
       const v = Number(text);
-      if (Number.isInteger(v) || Object.is(v, -0)) return [new PyFloat(v, text), i];
-      return [v, i];
+      if (Number.isInteger(v) || Object.is(v, -0)) return this.at(new PyFloat(v, text), i);
+      return this.at(v, i);
     }
     const digits = text.startsWith('-') ? text.length - 1 : text.length;
     if (digits > INT_MAX_STR_DIGITS) {
@@ -330,14 +347,14 @@ class Decoder {
     }
     if (digits <= 15) {
       const v = Number(text);
-      return [v === 0 ? 0 : v, i];
+      return this.at(v === 0 ? 0 : v, i);
     }
     const big = BigInt(text);
-    if (big >= BigInt(Number.MIN_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER)) return [Number(big), i];
-    return [big, i];
+    if (big >= BigInt(Number.MIN_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER)) return this.at(Number(big), i);
+    return this.at(big, i);
   }
 
-  scanString(end: number): [string, number] {
+  scanString(end: number): string {
     const s = this.s;
     const n = s.length;
     const begin = end - 1;
@@ -401,57 +418,64 @@ class Decoder {
       }
       out += String.fromCharCode(cp);
     }
-    return [out, end];
+    this.end = end;
+    return out;
   }
 
   enter(idx: number): void {
     if (++this.depth > MAX_DEPTH) throw this.err('Nesting too deep (maximum recursion depth exceeded)', idx);
   }
 
-  scanObject(idx: number): [PyDict, number] {
+  scanObject(idx: number): PyDict {
     const s = this.s;
     this.enter(idx);
     const obj: Record<string, unknown> = {};
     const order: string[] = [];
+    let digitKey = false;
     idx = this.skipWs(idx);
-    if (idx >= s.length || s[idx] !== '}') {
+    if (s.charCodeAt(idx) !== 0x7d) {
       for (;;) {
-        if (idx >= s.length || s[idx] !== '"') throw this.err('Expecting property name enclosed in double quotes', idx);
-        const [key, afterKey] = this.scanString(idx + 1);
-        idx = this.skipWs(afterKey);
-        if (idx >= s.length || s[idx] !== ':') throw this.err("Expecting ':' delimiter", idx);
+        if (s.charCodeAt(idx) !== 0x22) throw this.err('Expecting property name enclosed in double quotes', idx);
+        const key = this.scanString(idx + 1);
+        idx = this.skipWs(this.end);
+        if (s.charCodeAt(idx) !== 0x3a) throw this.err("Expecting ':' delimiter", idx);
         idx = this.skipWs(idx + 1);
-        const [val, afterVal] = this.scan(idx);
-        if (!Object.prototype.hasOwnProperty.call(obj, key)) order.push(key);
+        const val = this.scan(idx);
+        const afterVal = this.end;
+        if (!Object.prototype.hasOwnProperty.call(obj, key)) {
+          order.push(key);
+          if (startsWithDigit(key)) digitKey = true;
+        }
         setOwn(obj, key, val);
         idx = this.skipWs(afterVal);
-        if (idx < s.length && s[idx] === '}') break;
-        if (idx >= s.length || s[idx] !== ',') throw this.err("Expecting ',' delimiter", idx);
+        if (s.charCodeAt(idx) === 0x7d) break;
+        if (s.charCodeAt(idx) !== 0x2c) throw this.err("Expecting ',' delimiter", idx);
         idx = this.skipWs(idx + 1);
       }
     }
-    recordOrder(obj, order);
+    if (digitKey) recordOrder(obj, order);
     this.depth--;
-    return [obj as PyDict, idx + 1];
+    this.end = idx + 1;
+    return obj as PyDict;
   }
 
-  scanArray(idx: number): [PyValue[], number] {
+  scanArray(idx: number): PyValue[] {
     const s = this.s;
     this.enter(idx);
     const arr: PyValue[] = [];
     idx = this.skipWs(idx);
-    if (idx >= s.length || s[idx] !== ']') {
+    if (s.charCodeAt(idx) !== 0x5d) {
       for (;;) {
-        const [val, after] = this.scan(idx);
-        arr.push(val);
-        idx = this.skipWs(after);
-        if (idx < s.length && s[idx] === ']') break;
-        if (idx >= s.length || s[idx] !== ',') throw this.err("Expecting ',' delimiter", idx);
+        arr.push(this.scan(idx));
+        idx = this.skipWs(this.end);
+        if (s.charCodeAt(idx) === 0x5d) break;
+        if (s.charCodeAt(idx) !== 0x2c) throw this.err("Expecting ',' delimiter", idx);
         idx = this.skipWs(idx + 1);
       }
     }
     this.depth--;
-    return [arr, idx + 1];
+    this.end = idx + 1;
+    return arr;
   }
 }
 
@@ -465,7 +489,8 @@ export function parsePyJson(text: string): PyValue {
   let idx = d.skipWs(0);
   let value: PyValue;
   try {
-    [value, idx] = d.scan(idx);
+    value = d.scan(idx);
+    idx = d.end;
   } catch (e) {
     if (e instanceof NoValue) throw d.err('Expecting value', e.idx);
     throw e;
@@ -478,7 +503,22 @@ export function parsePyJson(text: string): PyValue {
 // ---------------------------------------------------------------------------
 // encoder
 
+/** Characters that need an escape (or a surrogate check) in a JSON string. */
+const NEEDS_ESCAPE = /[\x00-\x1f"\\\ud800-\udfff]/;
+/** Escaped forms of short ASCII keys (object keys repeat a lot). */
+const keyCache = new Map<string, string>();
+
+function escapeKey(k: string): string {
+  let e = keyCache.get(k);
+  if (e === undefined) {
+    e = escapeString(k);
+    if (k.length <= 64 && keyCache.size < 4096) keyCache.set(k, e);
+  }
+  return e;
+}
+
 function escapeString(s: string): string {
+  if (!NEEDS_ESCAPE.test(s)) return '"' + s + '"';
   let out = '"';
   let start = 0;
   for (let i = 0; i < s.length; i++) {
@@ -531,24 +571,32 @@ function floatText(f: PyFloat): string {
  * become null; Maps with string keys are written as objects.
  */
 export function serializePyJson(value: unknown): string {
-  const parts: string[] = [];
-  const stack = new Set<object>();
-  const write = (v: unknown): void => {
+  const e = new Encoder();
+  e.write(value);
+  return e.out;
+}
+
+class Encoder {
+  out = '';
+  /** The containers being written (for the cycle check). */
+  private readonly stack: object[] = [];
+
+  write(v: unknown): void {
     switch (typeof v) {
       case 'string':
-        parts.push(escapeString(v));
+        this.out += escapeString(v);
         return;
       case 'number':
-        parts.push(numberText(v));
+        this.out += numberText(v);
         return;
       case 'bigint':
-        parts.push(v.toString());
+        this.out += v.toString();
         return;
       case 'boolean':
-        parts.push(v ? 'true' : 'false');
+        this.out += v ? 'true' : 'false';
         return;
       case 'undefined':
-        parts.push('null');
+        this.out += 'null';
         return;
       case 'object':
         break;
@@ -556,44 +604,55 @@ export function serializePyJson(value: unknown): string {
         throw new TypeError(`Object of type ${typeof v} is not JSON serializable`);
     }
     if (v === null) {
-      parts.push('null');
+      this.out += 'null';
       return;
     }
     if (v instanceof PyFloat) {
-      parts.push(floatText(v));
+      this.out += floatText(v);
       return;
     }
-    if (stack.has(v)) throw new TypeError('Circular reference detected');
-    stack.add(v);
+    const stack = this.stack;
+    // A cycle nests without bound, so it is still caught once the nesting is deep.
+    if (stack.length >= 32 && stack.includes(v)) throw new TypeError('Circular reference detected');
+    stack.push(v);
     if (Array.isArray(v)) {
-      parts.push('[');
-      v.forEach((item, i) => {
-        if (i) parts.push(', ');
-        write(item);
-      });
-      parts.push(']');
-    } else {
-      const entries: Array<[string, unknown]> =
-        v instanceof Map ? [...v.entries()].map(([k, x]) => [String(k), x]) : pyEntries(v);
-      parts.push('{');
-      let first = true;
-      for (const [k, x] of entries) {
-        if (x === undefined) continue;
-        if (!first) parts.push(', ');
-        first = false;
-        parts.push(escapeString(k), ': ');
-        write(x);
+      this.out += '[';
+      for (let i = 0; i < v.length; i++) {
+        if (i) this.out += ', ';
+        this.write(v[i]);
       }
-      parts.push('}');
+      this.out += ']';
+    } else if (v instanceof Map) {
+      this.out += '{';
+      let first = true;
+      for (const [k, x] of v) {
+        if (x === undefined) continue;
+        this.out += (first ? '' : ', ') + escapeKey(String(k)) + ': ';
+        first = false;
+        this.write(x);
+      }
+      this.out += '}';
+    } else {
+      const keys = (v as { [PY_KEYS]?: string[] })[PY_KEYS] ? pyKeys(v) : Object.keys(v);
+      this.out += '{';
+      let first = true;
+      for (let i = 0; i < keys.length; i++) {
+        const k = keys[i]!;
+        const x = (v as Record<string, unknown>)[k];
+        if (x === undefined) continue;
+        this.out += (first ? '' : ', ') + escapeKey(k) + ': ';
+        first = false;
+        this.write(x);
+      }
+      this.out += '}';
     }
-    stack.delete(v);
-  };
-  write(value);
-  return parts.join('');
+    stack.pop();
+  }
 }
 
 /** Deep copy of a model value (objects keep their Python key order). */
 export function pyDeepCopy<T>(v: T): T {
+  if (typeof v !== 'object' || v === null || v instanceof PyFloat) return v;
   if (Array.isArray(v)) return v.map((x) => pyDeepCopy(x)) as T;
   if (v instanceof Map) return new Map([...v.entries()].map(([k, x]) => [k, pyDeepCopy(x)])) as T;
   if (isPyDict(v)) return makePyDict(pyEntries(v).map(([k, x]) => [k, pyDeepCopy(x)] as const)) as T;

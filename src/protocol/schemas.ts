@@ -184,8 +184,141 @@ function flatten(issues: readonly z.ZodIssue[]): z.ZodIssue[] {
   return out;
 }
 
+// ---------------------------------------------------------------------------
+// Fast acceptance check
+//
+// A hand-written mirror of ChatCompletionRequestSchema that answers "does zod
+// accept this?" without allocating. It is conservative: it returns true only
+// for values zod certainly accepts (plain objects only), and false for
+// anything else, in which case zod runs and reports the error as before. So
+// zod stays the authority on what is rejected and how the error reads; this
+// only skips zod's (allocation-heavy) walk for requests that pass.
+
+/** What zod v3 parses as an object, restricted to plain objects. */
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const proto = Object.getPrototypeOf(v);
+  if (proto !== Object.prototype && proto !== null) return false;
+  // zod treats an object with then/catch functions as a promise
+  return typeof (v as { then?: unknown }).then !== 'function';
+}
+const optString = (v: unknown): boolean => v === undefined || typeof v === 'string';
+const optNullString = (v: unknown): boolean => v === undefined || v === null || typeof v === 'string';
+const optNullBool = (v: unknown): boolean => v === undefined || v === null || typeof v === 'boolean';
+const optBool = (v: unknown): boolean => v === undefined || typeof v === 'boolean';
+const optNullArray = (v: unknown): boolean => v === undefined || v === null || Array.isArray(v);
+const optNullRecord = (v: unknown): boolean => v === undefined || v === null || isPlainObject(v);
+
+function fastContentPart(part: unknown): boolean {
+  if (typeof part === 'string') return true;
+  if (!isPlainObject(part)) return false;
+  const type = part['type'];
+  if (type === undefined) return true;
+  if (typeof type !== 'string') return false;
+  switch (type) {
+    case 'text':
+    case 'input_text':
+    case 'output_text':
+      return optNullString(part['text']);
+    case 'refusal':
+      return optNullString(part['refusal']);
+    case 'thinking':
+      return optNullString(part['thinking']);
+    case 'tool_reference':
+      return typeof part['name'] === 'string';
+    default:
+      return true;
+  }
+}
+
+function fastContent(content: unknown): boolean {
+  if (content === undefined || content === null || typeof content === 'string') return true;
+  if (!Array.isArray(content)) return false;
+  for (let i = 0; i < content.length; i++) if (!fastContentPart(content[i])) return false;
+  return true;
+}
+
+function fastToolCalls(v: unknown): boolean {
+  if (v === undefined || v === null) return true;
+  if (!Array.isArray(v)) return false;
+  for (let i = 0; i < v.length; i++) {
+    const tc = v[i];
+    if (!isPlainObject(tc) || typeof tc['id'] !== 'string' || tc['type'] !== 'function') return false;
+    const fn = tc['function'];
+    if (!isPlainObject(fn) || typeof fn['name'] !== 'string' || typeof fn['arguments'] !== 'string') return false;
+  }
+  return true;
+}
+
+function fastMessage(m: unknown): boolean {
+  if (!isPlainObject(m)) return false;
+  const role = m['role'];
+  if (typeof role !== 'string') return false;
+  if (!fastContent(m['content']) || !optString(m['name'])) return false;
+  switch (role) {
+    case 'system':
+    case 'user':
+      return true;
+    case 'developer':
+      return optNullArray(m['tools']);
+    case 'assistant':
+      return fastToolCalls(m['tool_calls']) && optNullString(m['reasoning']) && optNullString(m['reasoning_content']);
+    case 'tool':
+      return optNullString(m['tool_call_id']);
+    default:
+      return (
+        fastToolCalls(m['tool_calls']) &&
+        optNullString(m['tool_call_id']) &&
+        optNullString(m['reasoning']) &&
+        optNullArray(m['tools'])
+      );
+  }
+}
+
+function fastTool(t: unknown): boolean {
+  if (!isPlainObject(t)) return false;
+  const type = t['type'];
+  if (type !== undefined && type !== 'function') return false;
+  if (!optNullBool(t['defer_loading'])) return false;
+  const fn = t['function'];
+  return (
+    isPlainObject(fn) &&
+    typeof fn['name'] === 'string' &&
+    optNullString(fn['description']) &&
+    optNullRecord(fn['parameters']) &&
+    optNullBool(fn['strict']) &&
+    optNullBool(fn['defer_loading'])
+  );
+}
+
+/**
+ * True when ChatCompletionRequestSchema certainly accepts `value` (checked
+ * without allocating); false means "let zod decide".
+ */
+export function isCertainlyValidRequest(value: unknown): boolean {
+  if (!isPlainObject(value)) return false;
+  const messages = value['messages'];
+  if (!Array.isArray(messages)) return false;
+  for (let i = 0; i < messages.length; i++) if (!fastMessage(messages[i])) return false;
+  const tools = value['tools'];
+  if (tools !== undefined && tools !== null) {
+    if (!Array.isArray(tools) || tools.length < 1) return false;
+    for (let i = 0; i < tools.length; i++) if (!fastTool(tools[i])) return false;
+  }
+  if (!optBool(value['add_generation_prompt']) || !optBool(value['continue_final_message'])) return false;
+  if (!optNullString(value['chat_template']) || !optNullString(value['reasoning_effort'])) return false;
+  if (!optNullRecord(value['chat_template_kwargs'])) return false;
+  const documents = value['documents'];
+  if (documents !== undefined && documents !== null) {
+    if (!Array.isArray(documents)) return false;
+    for (let i = 0; i < documents.length; i++) if (!isPlainObject(documents[i])) return false;
+  }
+  return true;
+}
+
 /** Validate with `schema`; throws RequestValidationError naming the JSON path of the first problem. */
 export function validateRequest<T>(schema: z.ZodType<T>, value: unknown): void {
+  if (schema === (ChatCompletionRequestSchema as z.ZodType<unknown>) && isCertainlyValidRequest(value)) return;
   const r = schema.safeParse(value, {
     errorMap: (issue, ctx) => {
       if (issue.code === 'invalid_type' && (ctx.data instanceof PyFloat || typeof ctx.data === 'bigint')) {
