@@ -126,9 +126,9 @@ def call(cid, args, **extra):
 def conv_cases():
     C = []
 
-    def add(cid, body, openai=False, developer=False, policy="strict", kwargs_probe=None):
+    def add(cid, body, openai=False, developer=False, policy="strict", kwargs_probe=None, api="http"):
         C.append({"id": cid, "body": json.dumps(body) if not isinstance(body, str) else body, "openai": openai,
-                  "developer": developer, "policy": policy})
+                  "developer": developer, "policy": policy, "api": api})
 
     add("plain", {"messages": [U]})
     add("plain_openai", {"messages": [U, {"role": "assistant", "content": None}, {"role": "user", "content": ""}]}, openai=True)
@@ -158,7 +158,10 @@ def conv_cases():
         call("g", "1.0"), call("h", "{\"a\": 1, \"a\": 2, \"big\": 123456789012345678901234567890, \"f\": 1e-07, \"z\": -0.0}"),
         call("i", " {\"n\": NaN, \"i\": -Infinity} "), call("k", "\"\\ud800\"")]}]})
     add("args_missing", {"messages": [U, {"role": "assistant", "content": None, "tool_calls": [
-        {"id": "m", "type": "function", "function": {"name": "f"}}]}]})
+        {"id": "m", "function": {"name": "f"}, "type": "function"}]}]}, api="offline")
+    add("args_structured", {"messages": [U, {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "s", "function": {"arguments": {"b": 1, "10": 2, "x": None}, "name": "f"}},
+        {"id": "n", "function": {"arguments": None, "name": "g"}, "type": "function"}]}]}, api="offline")
     add("empty_tool_calls", {"messages": [U, {"role": "assistant", "content": "x", "tool_calls": []},
         {"role": "assistant", "content": "y", "tool_calls": None}]})
     add("args_malformed", {"messages": [U, {"role": "assistant", "content": None, "tool_calls": [
@@ -196,7 +199,8 @@ def part2():
     out = []
     for c in conv_cases():
         tpl = dump_template(c["openai"], c["developer"])
-        case = {"request": json.loads(c["body"]), "bos_token": "<bos>", "eos_token": "<eos>", "policy": c["policy"]}
+        case = {"request": json.loads(c["body"]), "bos_token": "<bos>", "eos_token": "<eos>", "policy": c["policy"],
+                "api": c["api"]}
         res = gr.render_case(tpl, case)
         entry = {"id": c["id"], "body": c["body"], "policy": c["policy"],
                  "contentFormat": gr.content_format_of(tpl),

@@ -48,12 +48,19 @@ export const MessageContentSchema = z.union([z.string(), z.null(), z.array(Conte
 export const ToolCallFunctionSchema = z
   .object({ name: z.string().optional(), arguments: z.unknown().optional() })
   .passthrough();
-/** As pydantic validates it over HTTP (openai's TypedDict): id, type 'function', function {name, arguments: string}. */
+/**
+ * A tool-call entry: id, type, function {name, arguments}. Over HTTP, vLLM's
+ * pydantic model would also insist on `type` and on a string `arguments`; we
+ * accept what vLLM's message post-processing accepts (its offline `LLM.chat`
+ * path): `arguments` missing, null or already structured, `type` absent. The
+ * post-processing then decodes, defaults or rejects them (non-function types
+ * get vLLM's own message there).
+ */
 export const ToolCallSchema = z
   .object({
     id: z.string(),
-    type: z.literal('function'),
-    function: z.object({ name: z.string(), arguments: z.string() }).passthrough(),
+    type: z.string().optional(),
+    function: z.object({ name: z.string(), arguments: z.unknown().optional() }).passthrough(),
   })
   .passthrough();
 
@@ -243,9 +250,10 @@ function fastToolCalls(v: unknown): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const tc = v[i];
-    if (!isPlainObject(tc) || typeof tc['id'] !== 'string' || tc['type'] !== 'function') return false;
+    if (!isPlainObject(tc) || typeof tc['id'] !== 'string') return false;
+    if (tc['type'] !== undefined && typeof tc['type'] !== 'string') return false;
     const fn = tc['function'];
-    if (!isPlainObject(fn) || typeof fn['name'] !== 'string' || typeof fn['arguments'] !== 'string') return false;
+    if (!isPlainObject(fn) || typeof fn['name'] !== 'string') return false;
   }
   return true;
 }
