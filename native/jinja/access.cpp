@@ -64,8 +64,9 @@ bool item_lookup(const Value& obj, const Value& key, Value& out) {
       return true;
     }
     case Kind::Object: {
-      // Named tuples (groupby results) are subscriptable like tuples.
-      if (obj.as_object().type_name() != "_GroupTuple" || key.kind() != Kind::Int) return false;
+      // Named tuples (groupby results) and ranges are subscriptable.
+      std::string tn = obj.as_object().type_name();
+      if ((tn != "_GroupTuple" && tn != "range") || key.kind() != Kind::Int) return false;
       auto els = obj.as_object().elements();
       int64_t i = key.as_int();
       if (i < 0) i += int64_t(els.size());

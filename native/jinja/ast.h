@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -12,6 +13,13 @@
 #include "value.h"
 
 namespace jinja::ast {
+
+// Hash of a variable name; scopes compare it before the bytes.
+inline uint64_t name_hash(std::string_view n) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : n) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
 
 struct Expr;
 struct Stmt;
@@ -51,8 +59,10 @@ struct Expr {
   ExprKind kind;
   int line = 0;
   int column = 0;
+  int depth = 1;               // height of this subtree (bounded by the parser)
   Value value;                 // Const; for Name, the undefined returned when the name is unbound
   std::string name;            // Name, NsRef (namespace name), Getattr attr, Filter/Test name
+  uint64_t hash = 0;           // name_hash(name) for Name / NsRef
   std::string attr;            // NsRef attribute
   ExprPtr a, b, c;             // operands (see ExprKind)
   std::vector<ExprPtr> items;  // positional arguments / elements / compared operands
@@ -63,6 +73,7 @@ struct Expr {
   FilterFn filter = nullptr;   // resolved at compile time (null: unknown, raise when evaluated)
   TestFn test = nullptr;
   bool has_b = false, has_c = false;  // Slice: which bounds are present (a[b:c:d] -> b,c,items[0])
+  bool soft = false;           // Filter/Test compiled in a conditional context: unknown names fail only when run
 };
 
 enum class StmtKind {
@@ -102,11 +113,13 @@ struct Stmt {
   ExprPtr iter;                  // For iterable; CallBlock call; SetBlock/FilterBlock filter chain
   ExprPtr cond;                  // For `if` filter; Set value
   bool recursive = false;        // For
+  bool uses_loop = false;        // For: the body reads `loop` (set by the analysis)
   bool generation = false;       // CallBlock from {% generation %}
   std::string name;              // Macro / Block name
   std::vector<std::string> params;  // Macro / CallBlock parameter names
   bool catch_kwargs = false, catch_varargs = false, uses_caller = false;
   int explicit_caller = -1;      // index of a parameter named `caller`
+  bool caller_without_default = false;  // `caller` parameter lacks the default Jinja2 requires
   // Names whose binding in the frame this statement opens starts out as
   // "missing" (an undefined) instead of falling through to outer scopes:
   // Jinja2 resolves a name stored first in a frame that no enclosing frame

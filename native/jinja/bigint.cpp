@@ -10,6 +10,10 @@
 namespace jinja {
 
 static constexpr uint32_t kBase = 1000000000u;
+// Template integers never need more than a few thousand digits (Python
+// cannot even print beyond 4300); refusing larger results bounds the time
+// and memory of runaway loops.
+static constexpr size_t kMaxLimbs = 2500;  // 22,500 decimal digits
 
 static void trim(BigNum& n) {
   while (!n.limbs.empty() && n.limbs.back() == 0) n.limbs.pop_back();
@@ -60,11 +64,13 @@ BigNum BigNum::from_double(double d) {
 }
 
 bool BigNum::fits_int64(int64_t& out) const {
-  if (limbs.size() > 3) return false;
-  unsigned __int128 m = 0;
+  // |int64| < 9.3e18: at most three limbs with a top limb <= 9, which keeps
+  // the magnitude below 1e19 and thus inside uint64.
+  if (limbs.size() > 3 || (limbs.size() == 3 && limbs[2] > 9)) return false;
+  uint64_t m = 0;
   for (size_t i = limbs.size(); i-- > 0;) m = m * kBase + limbs[i];
-  if (!negative && m <= (unsigned __int128)INT64_MAX) { out = int64_t(m); return true; }
-  if (negative && m <= (unsigned __int128)INT64_MAX + 1) { out = int64_t(0 - (uint64_t)m); return true; }
+  if (!negative && m <= uint64_t(INT64_MAX)) { out = int64_t(m); return true; }
+  if (negative && m <= uint64_t(INT64_MAX) + 1) { out = int64_t(0 - m); return true; }
   return false;
 }
 
@@ -126,6 +132,7 @@ static BigNum add_mag(const BigNum& a, const BigNum& b) {
     carry = uint32_t(s / kBase);
   }
   if (carry) r.limbs.push_back(carry);
+  if (r.limbs.size() > kMaxLimbs) throw Error(ErrorKind::Limit, "OverflowError", "integer result too large");
   return r;
 }
 
@@ -168,6 +175,8 @@ BigNum bignum_sub(const BigNum& a, const BigNum& b) {
 BigNum bignum_mul(const BigNum& a, const BigNum& b) {
   BigNum r;
   if (a.is_zero() || b.is_zero()) return r;
+  if (a.limbs.size() + b.limbs.size() > kMaxLimbs + 1)
+    throw Error(ErrorKind::Limit, "OverflowError", "integer result too large");
   std::vector<uint64_t> acc(a.limbs.size() + b.limbs.size() + 1, 0);
   for (size_t i = 0; i < a.limbs.size(); ++i) {
     uint64_t carry = 0;
@@ -231,6 +240,38 @@ void bignum_divmod(const BigNum& a, const BigNum& b, BigNum& q, BigNum& r) {
   }
 }
 
+// Overflow-checked int64 arithmetic (builtins where available, portable
+// checks elsewhere).
+static bool add_overflow(int64_t a, int64_t b, int64_t* r) {
+#if defined(__GNUC__) || defined(__clang__)
+  return __builtin_add_overflow(a, b, r);
+#else
+  if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return true;
+  *r = a + b;
+  return false;
+#endif
+}
+static bool sub_overflow(int64_t a, int64_t b, int64_t* r) {
+#if defined(__GNUC__) || defined(__clang__)
+  return __builtin_sub_overflow(a, b, r);
+#else
+  if ((b < 0 && a > INT64_MAX + b) || (b > 0 && a < INT64_MIN + b)) return true;
+  *r = a - b;
+  return false;
+#endif
+}
+static bool mul_overflow(int64_t a, int64_t b, int64_t* r) {
+#if defined(__GNUC__) || defined(__clang__)
+  return __builtin_mul_overflow(a, b, r);
+#else
+  if (a == 0 || b == 0) { *r = 0; return false; }
+  if ((a == -1 && b == INT64_MIN) || (b == -1 && a == INT64_MIN)) return true;
+  if (a > 0 ? (b > 0 ? a > INT64_MAX / b : b < INT64_MIN / a) : (b > 0 ? a < INT64_MIN / b : a < INT64_MAX / b)) return true;
+  *r = a * b;
+  return false;
+#endif
+}
+
 static bool both_small(const Value& a, const Value& b) {
   return a.kind() != Kind::BigInt && b.kind() != Kind::BigInt;
 }
@@ -239,7 +280,7 @@ static int64_t small(const Value& v) { return v.kind() == Kind::Bool ? (v.as_boo
 Value int_add(const Value& a, const Value& b) {
   if (both_small(a, b)) {
     int64_t r;
-    if (!__builtin_add_overflow(small(a), small(b), &r)) return Value::integer(r);
+    if (!add_overflow(small(a), small(b), &r)) return Value::integer(r);
   }
   return bignum_add(BigNum::from_value(a), BigNum::from_value(b)).to_value();
 }
@@ -247,7 +288,7 @@ Value int_add(const Value& a, const Value& b) {
 Value int_sub(const Value& a, const Value& b) {
   if (both_small(a, b)) {
     int64_t r;
-    if (!__builtin_sub_overflow(small(a), small(b), &r)) return Value::integer(r);
+    if (!sub_overflow(small(a), small(b), &r)) return Value::integer(r);
   }
   return bignum_sub(BigNum::from_value(a), BigNum::from_value(b)).to_value();
 }
@@ -255,7 +296,7 @@ Value int_sub(const Value& a, const Value& b) {
 Value int_mul(const Value& a, const Value& b) {
   if (both_small(a, b)) {
     int64_t r;
-    if (!__builtin_mul_overflow(small(a), small(b), &r)) return Value::integer(r);
+    if (!mul_overflow(small(a), small(b), &r)) return Value::integer(r);
   }
   return bignum_mul(BigNum::from_value(a), BigNum::from_value(b)).to_value();
 }

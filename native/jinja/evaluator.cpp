@@ -22,27 +22,35 @@ using namespace ast;
 enum class Flow { Normal, Break, Continue };
 
 struct Scope {
+  struct Var {
+    std::string_view name;
+    uint64_t hash;
+    Value value;
+  };
   Scope* parent = nullptr;
-  std::vector<std::pair<std::string_view, Value>> vars;
+  std::vector<Var> vars;
   bool captured = false;  // a macro/caller closes over it: never recycled
 
-  const Value* find(std::string_view n) const {
+  const Value* find(std::string_view n, uint64_t h) const {
     for (auto it = vars.rbegin(); it != vars.rend(); ++it)
-      if (it->first.size() == n.size() && std::memcmp(it->first.data(), n.data(), n.size()) == 0) return &it->second;
+      if (it->hash == h && it->name == n) return &it->value;
     return nullptr;
   }
-  void set(std::string_view n, Value v) {
-    for (auto& kv : vars) {
-      if (kv.first.size() == n.size() && std::memcmp(kv.first.data(), n.data(), n.size()) == 0) {
-        kv.second = std::move(v);
+  void set(std::string_view n, uint64_t h, Value v) {
+    for (auto& var : vars) {
+      if (var.hash == h && var.name == n) {
+        var.value = std::move(v);
         return;
       }
     }
-    vars.emplace_back(n, std::move(v));
+    vars.push_back(Var{n, h, std::move(v)});
   }
+  void set(std::string_view n, Value v) { set(n, name_hash(n), std::move(v)); }
 };
 
 [[noreturn]] void limit_error(const std::string& what) { throw Error(ErrorKind::Limit, "LimitError", what); }
+// Python reaches its recursion limit where we hit a depth bound.
+[[noreturn]] void recursion_error(const std::string& what) { throw Error(ErrorKind::Limit, "RecursionError", what); }
 
 class Evaluator;
 
@@ -88,6 +96,7 @@ class Evaluator {
       : tpl_(tpl), ctx_(ctx), globals_(default_globals()), st_(st) {}
 
   std::string run() {
+    stack_base_ = static_cast<const char*>(__builtin_frame_address(0));
     std::string out;
     out.reserve(4096);
     Scope* root = acquire(nullptr);
@@ -109,15 +118,33 @@ class Evaluator {
   std::deque<Scope> pool_;
   std::vector<Scope*> free_;
 
-  struct DepthGuard {
+  // Two bounds keep the recursive walk safe: RenderState::depth counts
+  // macro calls and recursive-loop calls (limits.max_depth), and every
+  // nested statement/expression checks how much native stack the render
+  // has used so far (deep but legal recursion through large bodies still
+  // stops with a LimitError long before the thread's stack runs out).
+  static constexpr size_t kStackBudget = 2u << 20;
+  const char* stack_base_ = nullptr;
+
+  void check_stack() const {
+    const char* p = static_cast<const char*>(__builtin_frame_address(0));
+    size_t used = stack_base_ > p ? static_cast<size_t>(stack_base_ - p) : static_cast<size_t>(p - stack_base_);
+    if (used > kStackBudget) recursion_error("maximum nesting depth exceeded");
+  }
+
+  struct NestGuard {
+    explicit NestGuard(const Evaluator& ev) { ev.check_stack(); }
+  };
+
+  struct CallDepthGuard {
     RenderState& st;
-    explicit DepthGuard(RenderState& st) : st(st) {
+    explicit CallDepthGuard(RenderState& st) : st(st) {
       if (++st.depth > st.limits.max_depth) {
         --st.depth;
-        limit_error("maximum nesting depth exceeded");
+        recursion_error("maximum recursion depth exceeded");
       }
     }
-    ~DepthGuard() { --st.depth; }
+    ~CallDepthGuard() { --st.depth; }
   };
 
   Scope* acquire(Scope* parent) {
@@ -147,22 +174,22 @@ class Evaluator {
   };
 
   static void prebind(Scope* s, const std::vector<std::pair<std::string, Value>>& names) {
-    for (auto& [n, undef] : names) s->vars.emplace_back(n, undef);
+    for (auto& [n, undef] : names) s->vars.push_back(Scope::Var{n, name_hash(n), undef});
   }
 
-  const Value* find(Scope* sc, std::string_view name) const {
+  const Value* find(Scope* sc, std::string_view name, uint64_t h) const {
     for (Scope* s = sc; s; s = s->parent)
-      if (const Value* v = s->find(name)) return v;
+      if (const Value* v = s->find(name, h)) return v;
     if (const Value* v = ctx_.find_str(name)) return v;
     return globals_.find_str(name);
   }
   Value lookup(Scope* sc, std::string_view name) const {
-    if (const Value* v = find(sc, name)) return *v;
+    if (const Value* v = find(sc, name, name_hash(name))) return *v;
     return Value::undefined("'" + std::string(name) + "' is undefined");
   }
-  // A Name node carries its prebuilt undefined for the miss case.
+  // A Name node carries its hash and its prebuilt undefined for the miss case.
   Value lookup(Scope* sc, const Expr& name) const {
-    if (const Value* v = find(sc, name.name)) return *v;
+    if (const Value* v = find(sc, name.name, name.hash)) return *v;
     return name.value;
   }
 
@@ -202,7 +229,7 @@ class Evaluator {
         for (auto& e : s.exprs) write(out, eval(*e, sc));
         return Flow::Normal;
       case StmtKind::If: {
-        DepthGuard g(st_);
+        NestGuard g(*this);
         for (auto& br : s.branches) {
           if (truthy(eval(*br.test, sc))) return exec_body(br.body, sc, out);
         }
@@ -217,10 +244,20 @@ class Evaluator {
         return for_loop(s, sc, it, 0, out);
       }
       case StmtKind::Set:
+        if (s.target->kind == ExprKind::NsRef) {
+          // Jinja2 checks the namespace before evaluating the value.
+          Value ns = lookup(sc, s.target->name);
+          if (ns.kind() != Kind::Object)
+            throw_runtime_error("TemplateRuntimeError", "cannot assign attribute on non-namespace object");
+          Value v = eval(*s.cond, sc);
+          if (!ns.as_object().set_attr(s.target->attr, v))
+            throw_runtime_error("TemplateRuntimeError", "cannot assign attribute on non-namespace object");
+          return Flow::Normal;
+        }
         assign(*s.target, eval(*s.cond, sc), sc);
         return Flow::Normal;
       case StmtKind::SetBlock: {
-        DepthGuard g(st_);
+        NestGuard g(*this);
         std::string buf;
         Scope* inner = acquire(sc);
         ScopeHolder h{*this, inner};
@@ -229,6 +266,15 @@ class Evaluator {
         if (f != Flow::Normal) return f;
         Value v = Value::string(std::move(buf));
         if (s.iter) v = eval_filter_chain(*s.iter, inner, v);
+        if (s.target->kind == ExprKind::NsRef) {
+          // A block set stores with item assignment and no namespace check.
+          Value ns = lookup(sc, s.target->name);
+          if (ns.kind() != Kind::Object || !ns.as_object().set_attr(s.target->attr, v)) {
+            std::string t = ns.is_undefined() ? "_MissingType" : type_name(ns);
+            throw_type_error("'" + t + "' object does not support item assignment");
+          }
+          return Flow::Normal;
+        }
         assign(*s.target, v, sc);
         return Flow::Normal;
       }
@@ -238,7 +284,7 @@ class Evaluator {
       case StmtKind::CallBlock:
         return call_block(s, sc, out);
       case StmtKind::FilterBlock: {
-        DepthGuard g(st_);
+        NestGuard g(*this);
         std::string buf;
         Scope* inner = acquire(sc);
         ScopeHolder h{*this, inner};
@@ -249,7 +295,7 @@ class Evaluator {
         return Flow::Normal;
       }
       case StmtKind::With: {
-        DepthGuard g(st_);
+        NestGuard g(*this);
         std::vector<Value> vals;
         vals.reserve(s.exprs.size());
         for (auto& e : s.exprs) vals.push_back(eval(*e, sc));
@@ -264,7 +310,7 @@ class Evaluator {
       case StmtKind::Continue:
         return Flow::Continue;
       case StmtKind::Block: {
-        DepthGuard g(st_);
+        NestGuard g(*this);
         Scope* inner = acquire(root_);
         ScopeHolder h{*this, inner};
         prebind(inner, s.prebind);
@@ -281,7 +327,7 @@ class Evaluator {
   }
 
   Flow for_loop(const Stmt& s, Scope* sc, const Value& iterable, int depth0, std::string& out) {
-    DepthGuard g(st_);
+    NestGuard g(*this);
     std::vector<Value> items = iterate(iterable);
     if (s.cond) {
       // `for x in seq if cond` filters before numbering, in a frame of its own.
@@ -296,44 +342,52 @@ class Evaluator {
       }
       items.swap(kept);
     }
-    if (items.empty()) {
-      Scope* es = acquire(sc);
-      ScopeHolder h{*this, es};
-      prebind(es, s.else_prebind);
-      // break/continue in a loop's else belong to an enclosing loop.
-      return exec_body(s.else_body, es, out);
+    if (items.empty()) return run_else(s, sc, out);
+    // The loop object is only built when the body can see it.
+    std::shared_ptr<LoopObject> loop;
+    Value loop_value;
+    if (s.uses_loop) {
+      loop = std::make_shared<LoopObject>();
+      loop->items = &items;
+      loop->depth0 = depth0;
+      loop->ev = this;
+      if (s.recursive) {
+        loop->for_stmt = &s;
+        loop->outer = sc;
+      }
+      loop_value = Value::object(loop);
     }
-    auto loop = std::make_shared<LoopObject>();
-    loop->items = &items;
-    loop->depth0 = depth0;
-    loop->ev = this;
-    if (s.recursive) {
-      loop->for_stmt = &s;
-      loop->outer = sc;
-    }
-    Value loop_value = Value::object(loop);
     Scope* body = acquire(sc);
+    // Jinja2 clears its "run the else block" flag at the end of the body,
+    // so the else also runs when every iteration left through break/continue.
+    bool completed_any = false;
     for (size_t k = 0; k < items.size(); ++k) {
       st_.tick();
       if (body->captured) body = acquire(sc);
       body->vars.clear();
       prebind(body, s.prebind);
-      body->vars.emplace_back("loop", loop_value);
-      loop->index0 = k;
+      if (loop) {
+        static const uint64_t kLoopHash = name_hash("loop");
+        body->vars.push_back(Scope::Var{"loop", kLoopHash, loop_value});
+        loop->index0 = k;
+      }
       assign(*s.target, items[k], body);
       Flow f;
       try {
         f = exec_body(s.body, body, out);
       } catch (...) {
         release(body);
-        loop->items = nullptr;
+        if (loop) loop->items = nullptr;
         throw;
       }
+      if (f == Flow::Normal) completed_any = true;
       if (f == Flow::Break) break;
     }
     release(body);
     // The loop object may outlive the iteration (stored in a namespace);
     // freeze it on a copy of the items so it never points at dead storage.
+    Flow result = completed_any || s.else_body.empty() ? Flow::Normal : run_else(s, sc, out);
+    if (!loop) return result;
     if (loop.use_count() > 2) {
       auto kept = std::make_shared<std::vector<Value>>(std::move(items));
       loop->items = kept.get();
@@ -341,13 +395,23 @@ class Evaluator {
     } else {
       loop->items = nullptr;
     }
-    return Flow::Normal;
+    return result;
+  }
+
+  // The loop's else block, in a frame of its own; break/continue in it
+  // belong to an enclosing loop.
+  Flow run_else(const Stmt& s, Scope* sc, std::string& out) {
+    if (s.else_body.empty()) return Flow::Normal;
+    Scope* es = acquire(sc);
+    ScopeHolder h{*this, es};
+    prebind(es, s.else_prebind);
+    return exec_body(s.else_body, es, out);
   }
 
   std::vector<std::shared_ptr<std::vector<Value>>> keep_alive_;
 
   Flow call_block(const Stmt& s, Scope* sc, std::string& out) {
-    DepthGuard g(st_);
+    NestGuard g(*this);
     if (s.generation) {
       Scope* inner = acquire(sc);
       ScopeHolder h{*this, inner};
@@ -388,7 +452,7 @@ class Evaluator {
   void assign(const Expr& target, const Value& v, Scope* sc) {
     switch (target.kind) {
       case ExprKind::Name:
-        sc->set(target.name, v);
+        sc->set(target.name, target.hash, v);
         return;
       case ExprKind::NsRef: {
         Value ns = lookup(sc, target.name);
@@ -495,7 +559,7 @@ class Evaluator {
       default:
         break;
     }
-    DepthGuard g(st_);
+    NestGuard g(*this);
     try {
       return eval_inner(e, sc);
     } catch (Error& err) {
@@ -537,6 +601,9 @@ class Evaluator {
         return get_item(st_, obj, eval(*e.b, sc));
       }
       case ExprKind::Slice: {
+        // A slice inside a tuple subscript (x[1:2, 3]): Python builds a
+        // tuple holding a slice object, which no builtin container accepts.
+        if (!e.a) throw_type_error("indices must be integers or slices, not tuple");
         Value obj = eval(*e.a, sc);
         auto part = [&](bool present, const Expr* x) -> std::optional<Value> {
           if (!present || !x) return std::nullopt;
@@ -632,7 +699,8 @@ class Evaluator {
 };
 
 Value Evaluator::call_macro(const Stmt& m, Scope* closure, CallArgs& a) {
-  DepthGuard g(st_);
+  NestGuard g(*this);
+  CallDepthGuard cd(st_);
   st_.tick();
   static const std::string kCaller = "caller";
   const std::string& mname = m.kind == StmtKind::Macro ? m.name : kCaller;
@@ -717,6 +785,7 @@ Value Evaluator::call_macro(const Stmt& m, Scope* closure, CallArgs& a) {
 }
 
 Value Evaluator::run_loop(const Stmt& f, Scope* outer, const Value& iterable, int depth0) {
+  CallDepthGuard cd(st_);
   std::string out;
   for_loop(f, outer, iterable, depth0, out);
   return Value::string(std::move(out));
@@ -770,7 +839,7 @@ Value LoopObject::get_attr(RenderState&, std::string_view name) const {
   }
   if (name == "cycle") return method("cycle", loop_cycle);
   if (name == "changed") return method("changed", loop_changed);
-  return Value::undefined("'LoopContext object' has no attribute '" + std::string(name) + "'");
+  return Value::undefined("'jinja2.runtime.LoopContext object' has no attribute '" + std::string(name) + "'");
 }
 
 }  // namespace

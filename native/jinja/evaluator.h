@@ -21,6 +21,10 @@ struct Template {
   ContentFormat content_format = ContentFormat::String;
 };
 
+// Static analysis run once per compile (meta.cpp): scope prebinds,
+// undeclared names, content format.
+void analyze_template(Template& t);
+
 // Renders `tpl` with `context` over default_globals(). Throws jinja::Error.
 std::string evaluate(const Template& tpl, const DictData& context, RenderState& state);
 

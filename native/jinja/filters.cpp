@@ -3,6 +3,7 @@
 #include "filters.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -177,6 +178,7 @@ Value f_indent(RenderState&, const Value& v, Args& a) {
   else if (int_like(w)) ind = std::string(size_t(std::max<int64_t>(0, std::min<int64_t>(int_arg(w, nullptr), 1000000))), ' ');
   else throw_type_error("can't multiply sequence by non-int of type '" + type_name(w) + "'");
   bool first = flag(b, 1, false), blank = flag(b, 2, false);
+  if (v.is_undefined()) fail_undefined(v);  // `s += "\n"` on an Undefined
   if (!v.is_str()) throw_type_error("unsupported operand type(s) for +=: '" + type_name(v) + "' and 'str'");
   Value m;
   lookup_method(str_v(v.as_str() + "\n"), "splitlines", m);
@@ -357,6 +359,7 @@ Value f_filesizeformat(RenderState&, const Value& v, Args& a) {
   ArgBinder b("filesizeformat", a, {"binary"});
   bool binary = flag(b, 0, false);
   double bytes;
+  if (v.is_undefined()) fail_undefined(v);
   if (v.kind() == Kind::Float) bytes = v.as_float();
   else if (int_like(v)) bytes = int_to_double(v);
   else if (v.is_str()) {
@@ -495,6 +498,7 @@ Value f_int(RenderState&, const Value& v, Args& a) {
   ArgBinder b("int", a, {"default", "base"});
   Value def = b.value(0, Value::integer(0));
   Value base_v = b.value(1, Value::integer(10));
+  if (v.is_undefined()) fail_undefined(v);  // Undefined.__int__ raises
   if (v.is_str()) {
     Value out;
     int base = int(int_arg(base_v, nullptr));
@@ -514,6 +518,7 @@ Value f_int(RenderState&, const Value& v, Args& a) {
 Value f_float(RenderState&, const Value& v, Args& a) {
   ArgBinder b("float", a, {"default"});
   Value def = b.value(0, Value::floating(0.0));
+  if (v.is_undefined()) fail_undefined(v);  // Undefined.__float__ raises
   if (v.kind() == Kind::Float) return v;
   if (int_like(v)) return Value::floating(int_to_double(v));
   if (v.is_str()) {
@@ -527,7 +532,6 @@ Value f_abs(RenderState&, const Value& v, Args& a) {
   ArgBinder b("abs", a, {});
   if (v.kind() == Kind::Float) return Value::floating(std::fabs(v.as_float()));
   if (int_like(v)) return int_cmp(v, Value::integer(0)) < 0 ? negate(v) : (v.kind() == Kind::Bool ? Value::integer(v.as_bool()) : v);
-  if (v.is_undefined()) fail_undefined(v);
   throw_type_error("bad operand type for abs(): '" + type_name(v) + "'");
 }
 
@@ -536,7 +540,6 @@ Value f_round(RenderState&, const Value& v, Args& a) {
   int64_t prec = int_arg(b.value(0, Value::integer(0)), nullptr);
   std::string method = soft_str(b.value(1, str_v("common")));
   if (method != "common" && method != "ceil" && method != "floor") filter_arg_error("method must be common, ceil or floor");
-  if (v.is_undefined()) fail_undefined(v);
   if (!v.is_number()) throw_type_error("type " + type_name(v) + " doesn't define __round__ method");
   if (method == "common") {
     if (int_like(v)) {
@@ -561,6 +564,7 @@ Value f_round(RenderState&, const Value& v, Args& a) {
       if (r == 0) r = std::copysign(0.0, x);
       return Value::floating(r);
     }
+    if (prec < -308) return Value::floating(std::copysign(0.0, x));
     double p = std::pow(10.0, double(-prec));
     double y = x / p, r = std::nearbyint(y);
     return Value::floating(std::copysign(r * p, x));
@@ -738,6 +742,7 @@ Value f_batch(RenderState&, const Value& v, Args& a) {
   if (!b.has(0)) throw_type_error("do_batch() missing 1 required positional argument: 'linecount'");
   int64_t n = int_arg(*b.get(0), nullptr);
   Value fill = b.value(1);
+  if (n > 10'000'000 && !fill.is_none()) throw Error(ErrorKind::Limit, "MemoryError", "batch size is too large");
   std::vector<Value> out, cur;
   for (const Value& item : iterate(v)) {
     if (int64_t(cur.size()) == n) { out.push_back(Value::list(std::move(cur))); cur.clear(); }
@@ -921,6 +926,28 @@ Value f_tojson(RenderState&, const Value& v, Args& a) {
   return str_v(json_dumps(v, o));
 }
 
+Value f_xmlattr(RenderState&, const Value& v, Args& a) {
+  ArgBinder b("xmlattr", a, {"autospace"});
+  bool autospace = flag(b, 0, true);
+  if (v.is_undefined()) fail_undefined(v);
+  if (v.kind() != Kind::Dict) throw_runtime_error("AttributeError", "'" + type_name(v) + "' object has no attribute 'items'");
+  std::string out;
+  for (const auto& e : v.as_dict().entries()) {
+    if (e.second.is_none() || e.second.is_undefined()) continue;
+    std::string key = py_str(e.first);
+    // Jinja2 rejects whitespace, '/', '>' and '=' in attribute names.
+    for (size_t i = 0; i < key.size();) {
+      char32_t c = unicode::decode_next(key, i);
+      if (unicode::is_space(c) || c == '/' || c == '>' || c == '=')
+        throw_runtime_error("ValueError", "Invalid character in attribute name: " + py_repr(e.first));
+    }
+    if (!out.empty()) out.push_back(' ');
+    out += html_escape(key) + "=\"" + html_escape(py_str(e.second)) + "\"";
+  }
+  if (autospace && !out.empty()) out.insert(out.begin(), ' ');
+  return str_v(std::move(out));  // Markup only under autoescape, which transformers leaves off
+}
+
 Value f_pprint(RenderState&, const Value& v, Args& a) {
   ArgBinder b("pprint", a, {});
   return str_v(py_repr(v));
@@ -943,7 +970,7 @@ const FilterEntry kFilters[] = {
     {"selectattr", f_selectattr}, {"slice", f_slice}, {"sort", f_sort}, {"string", f_string},
     {"striptags", f_striptags}, {"sum", f_sum}, {"title", f_title}, {"tojson", f_tojson}, {"trim", f_trim},
     {"truncate", f_truncate}, {"unique", f_unique}, {"upper", f_upper}, {"urlencode", f_urlencode},
-    {"wordcount", f_wordcount},
+    {"wordcount", f_wordcount}, {"xmlattr", f_xmlattr},
 };
 
 }  // namespace

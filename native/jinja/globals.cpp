@@ -3,9 +3,10 @@
 // strftime_now.
 #include "globals.h"
 
-#include <clocale>
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
 #include <cstring>
-#include <ctime>
 
 #include "callargs.h"
 #include "errors.h"
@@ -65,10 +66,16 @@ Value fn_range(RenderState& st, CallArgs& a) {
     if (a.args.size() == 3) step = as_index(a.args[2]);
   }
   if (step == 0) throw_runtime_error("ValueError", "range() arg 3 must not be zero");
-  __int128 n = 0;
-  if (step > 0 && stop > start) n = ((__int128)stop - start + step - 1) / step;
-  if (step < 0 && stop < start) n = ((__int128)start - stop - step - 1) / -(__int128)step;
-  if (n > kMaxRange || n > (__int128)st.limits.max_collection)
+  // Element count without overflow: the span fits uint64 when ordered.
+  uint64_t n = 0;
+  if (step > 0 && stop > start) {
+    uint64_t span = uint64_t(stop) - uint64_t(start), s = uint64_t(step);
+    n = span / s + (span % s != 0);
+  } else if (step < 0 && stop < start) {
+    uint64_t span = uint64_t(start) - uint64_t(stop), s = uint64_t(0) - uint64_t(step);
+    n = span / s + (span % s != 0);
+  }
+  if (n > uint64_t(kMaxRange) || n > uint64_t(st.limits.max_collection))
     throw_runtime_error("OverflowError", "Range too big. The sandbox blocks ranges larger than MAX_RANGE (100000).");
   return Value::object(std::make_shared<RangeObject>(start, stop, step));
 }
@@ -78,6 +85,7 @@ Value fn_dict(RenderState&, CallArgs& a) {
   if (a.args.size() > 1) throw_type_error("dict expected at most 1 argument, got " + std::to_string(a.args.size()));
   if (a.args.size() == 1) {
     const Value& src = a.args[0];
+    if (src.is_undefined()) fail_undefined(src);  // dict() probes .keys, which raises
     if (src.kind() == Kind::Dict) {
       for (const auto& e : src.as_dict().entries()) d->set(e.first, e.second);
     } else {
@@ -107,6 +115,7 @@ class Namespace : public Object {
     attrs_.set(Value::string(std::string(name)), std::move(value));
     return true;
   }
+  size_t nesting() const override { return attrs_.depth(); }
   std::string repr() const override {
     std::string s = "<Namespace {";
     bool first = true;
@@ -203,9 +212,140 @@ int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
 
 }  // namespace
 
+namespace {
+
+const char* const kDays[] = {"Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"};
+const char* const kMonths[] = {"January", "February", "March", "April", "May", "June", "July",
+                               "August", "September", "October", "November", "December"};
+
+struct Broken {
+  int64_t year;
+  int month, day, hour, minute, second, wday, yday;  // wday 0 = Sunday, yday 0-based
+};
+
+// ISO 8601 week-numbering year and week.
+void iso_week(const Broken& b, int64_t& iso_year, int& week) {
+  int wday_mon = (b.wday + 6) % 7;  // 0 = Monday
+  int64_t y = b.year;
+  int w = (b.yday - wday_mon + 10) / 7;
+  auto weeks_in = [](int64_t year) {
+    int64_t jan1 = days_from_civil(year, 1, 1);
+    int jan1_wday = int(((jan1 % 7) + 11) % 7);  // 0 = Sunday
+    bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    return (jan1_wday == 4 || (leap && jan1_wday == 3)) ? 53 : 52;
+  };
+  if (w < 1) {
+    --y;
+    w = weeks_in(y);
+  } else if (w > weeks_in(y)) {
+    ++y;
+    w = 1;
+  }
+  iso_year = y;
+  week = w;
+}
+
+void emit_number(std::string& out, int64_t v, int width, char pad, char flag) {
+  std::string digits = std::to_string(v < 0 ? -v : v);
+  if (flag == '-') width = 0;
+  char p = flag == '_' ? ' ' : flag == '0' ? '0' : pad;
+  if (v < 0) out.push_back('-');
+  for (int i = int(digits.size()) + (v < 0); i < width; ++i) out.push_back(p);
+  out += digits;
+}
+
+void emit_text(std::string& out, std::string text, int width, char flag, bool upper) {
+  if (upper) for (char& c : text) c = char(std::toupper(static_cast<unsigned char>(c)));
+  for (int i = int(text.size()); i < width; ++i) out.push_back(flag == '0' ? '0' : ' ');
+  out += text;
+}
+
+void format_into(std::string& out, const std::string& fmt, const Broken& b, int depth);
+
+void directive(std::string& out, char c, const Broken& b, char flag, int width, bool upper, bool swap, int depth) {
+  auto num = [&](int64_t v, int w, char pad = '0') { emit_number(out, v, std::max(w, width), pad, flag); };
+  auto text = [&](const std::string& t) { emit_text(out, t, width, flag, upper || swap); };
+  auto sub = [&](const char* f) { if (depth < 3) format_into(out, f, b, depth + 1); };
+  int hour12 = b.hour % 12 == 0 ? 12 : b.hour % 12;
+  switch (c) {
+    case 'a': text(std::string(kDays[b.wday], 3)); break;
+    case 'A': text(kDays[b.wday]); break;
+    case 'b': case 'h': text(std::string(kMonths[b.month - 1], 3)); break;
+    case 'B': text(kMonths[b.month - 1]); break;
+    case 'c': sub("%a %b %e %H:%M:%S %Y"); break;
+    case 'C': num(b.year / 100, 2); break;
+    case 'd': num(b.day, 2); break;
+    case 'D': case 'x': sub("%m/%d/%y"); break;
+    case 'e': num(b.day, 2, ' '); break;
+    case 'F': sub("%Y-%m-%d"); break;
+    case 'g': case 'G': case 'V': {
+      int64_t iy;
+      int wk;
+      iso_week(b, iy, wk);
+      if (c == 'V') num(wk, 2);
+      else if (c == 'g') num(((iy % 100) + 100) % 100, 2);
+      else num(iy, 1);
+      break;
+    }
+    case 'H': num(b.hour, 2); break;
+    case 'I': num(hour12, 2); break;
+    case 'j': num(b.yday + 1, 3); break;
+    case 'k': num(b.hour, 2, ' '); break;
+    case 'l': num(hour12, 2, ' '); break;
+    case 'm': num(b.month, 2); break;
+    case 'M': num(b.minute, 2); break;
+    case 'n': out.push_back('\n'); break;
+    case 'p': emit_text(out, b.hour < 12 ? (swap ? "am" : "AM") : (swap ? "pm" : "PM"), width, flag, false); break;
+    case 'P': emit_text(out, b.hour < 12 ? "am" : "pm", width, flag, upper); break;
+    case 'r': sub("%I:%M:%S %p"); break;
+    case 'R': sub("%H:%M"); break;
+    case 's': num(days_from_civil(b.year, unsigned(b.month), unsigned(b.day)) * 86400 + b.hour * 3600 + b.minute * 60 + b.second, 1); break;
+    case 'S': num(b.second, 2); break;
+    case 't': out.push_back('\t'); break;
+    case 'T': case 'X': sub("%H:%M:%S"); break;
+    case 'u': num(b.wday == 0 ? 7 : b.wday, 1); break;
+    case 'U': num((b.yday + 7 - b.wday) / 7, 2); break;
+    case 'w': num(b.wday, 1); break;
+    case 'W': num((b.yday + 7 - (b.wday + 6) % 7) / 7, 2); break;
+    case 'y': num(((b.year % 100) + 100) % 100, 2); break;
+    case 'Y': num(b.year, 1); break;
+    case '%': out.push_back('%'); break;
+    default: break;
+  }
+}
+
+// strftime in the C locale with glibc's directive set and flags (_ - 0 ^ #,
+// field width, E/O modifiers ignored); Python on Linux defers to glibc.
+void format_into(std::string& out, const std::string& fmt, const Broken& b, int depth) {
+  for (size_t i = 0; i < fmt.size(); ++i) {
+    if (fmt[i] != '%' || i + 1 >= fmt.size()) { out.push_back(fmt[i]); continue; }
+    size_t start = i++;
+    char flag = 0;
+    bool upper = false, swap = false;
+    while (i < fmt.size() && (fmt[i] == '_' || fmt[i] == '-' || fmt[i] == '0' || fmt[i] == '^' || fmt[i] == '#')) {
+      if (fmt[i] == '^') upper = true;
+      else if (fmt[i] == '#') swap = true;
+      else flag = fmt[i];
+      ++i;
+    }
+    int width = 0;
+    while (i < fmt.size() && fmt[i] >= '0' && fmt[i] <= '9') width = std::min(width * 10 + (fmt[i++] - '0'), 4096);
+    while (i < fmt.size() && (fmt[i] == 'E' || fmt[i] == 'O')) ++i;
+    if (i >= fmt.size()) { out.append(fmt, start, std::string::npos); break; }
+    char c = fmt[i];
+    if (!std::strchr("aAbhBcCdDxeFgGVHIjklmMnpPrRsStTXuUwWyY%", c)) {
+      out.append(fmt, start, i - start + 1);  // unknown: copied verbatim like glibc
+      continue;
+    }
+    directive(out, c, b, flag, width, upper, swap, depth);
+  }
+}
+
+}  // namespace
+
 std::string py_strftime(const std::string& fmt, const DateTime& t) {
   // Python substitutes %f, %z and %Z itself (naive datetimes: empty offsets)
-  // and hands the rest to the C library's strftime in the C locale.
+  // and hands the rest to the platform strftime; we implement glibc's.
   std::string c_fmt;
   for (size_t i = 0; i < fmt.size(); ++i) {
     char c = fmt[i];
@@ -222,25 +362,14 @@ std::string py_strftime(const std::string& fmt, const DateTime& t) {
       c_fmt.push_back(n);
     }
   }
-  std::tm tm{};
-  tm.tm_year = t.year - 1900;
-  tm.tm_mon = t.month - 1;
-  tm.tm_mday = t.day;
-  tm.tm_hour = t.hour;
-  tm.tm_min = t.minute;
-  tm.tm_sec = t.second;
-  int64_t days = days_from_civil(t.year, unsigned(t.month), unsigned(t.day));
-  tm.tm_wday = int(((days % 7) + 11) % 7);  // 1970-01-01 was a Thursday
-  tm.tm_yday = int(days - days_from_civil(t.year, 1, 1));
-  tm.tm_isdst = -1;
-  static locale_t c_locale = newlocale(LC_ALL_MASK, "C", locale_t(0));
-  std::string out(c_fmt.size() * 4 + 64, '\0');
-  for (int attempt = 0; attempt < 8; ++attempt) {
-    size_t n = strftime_l(out.data(), out.size(), c_fmt.c_str(), &tm, c_locale);
-    if (n > 0 || c_fmt.empty()) { out.resize(n); return out; }
-    out.resize(out.size() * 4);
-  }
-  return std::string();
+  Broken b{t.year, t.month, t.day, t.hour, t.minute, t.second, 0, 0};
+  if (b.month < 1 || b.month > 12) b.month = 1;
+  int64_t days = days_from_civil(t.year, unsigned(b.month), unsigned(t.day));
+  b.wday = int(((days % 7) + 11) % 7);  // 1970-01-01 was a Thursday
+  b.yday = int(days - days_from_civil(t.year, 1, 1));
+  std::string out;
+  format_into(out, c_fmt, b, 0);
+  return out;
 }
 
 const DictData& default_globals() {

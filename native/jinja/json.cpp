@@ -119,7 +119,7 @@ struct Dumper {
     switch (v.kind()) {
       case Kind::None: out += "null"; return;
       case Kind::Bool: out += v.as_bool() ? "true" : "false"; return;
-      case Kind::Int: case Kind::BigInt: append_py_str(out, v); return;
+      case Kind::Int: case Kind::BigInt: append_py_str(out, v); return;  // digit guard included
       case Kind::Float: floating(v.as_float()); return;
       case Kind::Str: str(v.as_str()); return;
       case Kind::List: case Kind::Tuple: {
@@ -162,6 +162,13 @@ struct Dumper {
         out.push_back('}');
         return;
       }
+      case Kind::Object:
+        // groupby() yields named tuples, which json encodes as lists.
+        if (v.as_object().type_name() == "_GroupTuple") {
+          value(Value::list(v.as_object().elements()), level);
+          return;
+        }
+        not_serializable(v);
       default:
         not_serializable(v);
     }

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "errors.h"
+#include "unicode.h"
 
 namespace jinja {
 
@@ -294,16 +295,45 @@ Value int_value(std::string_view digits, int base) {
   return Value::big_integer(std::move(b));
 }
 
-bool name_start(unsigned char c) { return c == '_' || isalpha(c) || c >= 0x80; }
-bool name_char(unsigned char c) { return c == '_' || isalnum(c) || c >= 0x80; }
+// Jinja2's name pattern is a run of Python `\w` characters (letters,
+// digits, underscore in any script) plus identifier-continue marks.
+bool name_cp(uint32_t cp) {
+  if (cp < 0x80) return cp == '_' || isalnum(static_cast<int>(cp));
+  using namespace unicode;
+  return has(static_cast<char32_t>(cp), static_cast<uint16_t>(kAlpha | kNumeric | kDecimal | kDigit | kIdContinue));
+}
+
+// Length of the name starting at i (0 when none).
+size_t name_run(std::string_view s, size_t i) {
+  size_t j = i;
+  while (j < s.size()) {
+    uint32_t cp;
+    size_t n = decode_cp(s, j, cp);
+    if (!name_cp(cp)) break;
+    j += n;
+  }
+  return j - i;
+}
 
 class Lexer {
  public:
   explicit Lexer(std::string src) : s_(std::move(src)) {}
 
   std::vector<Token> run() {
-    while (pos_ < s_.size()) root();
-    push(Tok::Eof, "", pos_);
+    try {
+      while (pos_ < s_.size()) root();
+    } catch (const Error& e) {
+      Token t;
+      t.type = Tok::Error;
+      t.text = e.what();
+      t.line = e.line;
+      t.column = e.column;
+      out_.push_back(std::move(t));
+      return std::move(out_);
+    }
+    // The end-of-template token carries the last token's line, as Jinja2's.
+    int last_line = out_.empty() ? 1 : out_.back().line;
+    push(Tok::Eof, "", pos_).line = last_line;
     return std::move(out_);
   }
 
@@ -431,7 +461,13 @@ class Lexer {
     size_t p = start;
     while (true) {
       p = s_.find("{%", p);
-      if (p == std::string::npos) syntax_error("Missing end of raw directive", line_, col_of(start));
+      if (p == std::string::npos) {
+        if (start >= s_.size()) {
+          pos_ = s_.size();
+          return;
+        }
+        syntax_error("Missing end of raw directive", line_, col_of(start));
+      }
       char sign;
       if (size_t end = match_raw_tag(p, "endraw", true, sign)) {
         emit_text(start, p, sign, true);
@@ -446,7 +482,14 @@ class Lexer {
 
   void comment(size_t open, size_t body) {
     size_t q = s_.find("#}", body);
-    if (q == std::string::npos) syntax_error("Missing end of comment tag", line_, col_of(open));
+    if (q == std::string::npos) {
+      // Jinja2 only complains when some character follows the opener.
+      if (body >= s_.size()) {
+        pos_ = s_.size();
+        return;
+      }
+      syntax_error("Missing end of comment tag", line_, col_of(open));
+    }
     size_t end;
     if (q > body && s_[q - 1] == '-') {
       end = q + 2 + space_run(s_, q + 2);
@@ -512,18 +555,9 @@ class Lexer {
         continue;
       }
       unsigned char c = static_cast<unsigned char>(s_[p]);
-      if (name_start(c)) {
-        size_t q = p + 1;
-        while (q < s_.size() && name_char(static_cast<unsigned char>(s_[q]))) ++q;
-        // Non-ASCII whitespace ends a name (Python's identifiers exclude it).
-        for (size_t k = p; k < q; ++k) {
-          if (static_cast<unsigned char>(s_[k]) >= 0x80 && space_run(s_, k)) {
-            q = k;
-            break;
-          }
-        }
-        push(Tok::Name, s_.substr(p, q - p), p);
-        pos_ = q;
+      if (size_t n = name_run(s_, p)) {
+        push(Tok::Name, s_.substr(p, n), p);
+        pos_ = p + n;
         continue;
       }
       if (c == '\'' || c == '"') {
@@ -560,7 +594,9 @@ class Lexer {
       }
       if (op.empty() && strchr("+-/*%~[](){}><=.:|,;", c) && c != 0) op = std::string(1, static_cast<char>(c));
       if (op.empty()) {
-        syntax_error("unexpected char " + char_repr(s_, p) + " at " + std::to_string(p), line_, col_of(p));
+        size_t cp_off = 0;  // Python reports the offset in code points
+        for (size_t k = 0; k < p; ++k) cp_off += (static_cast<unsigned char>(s_[k]) & 0xC0) != 0x80;
+        syntax_error("unexpected char " + char_repr(s_, p) + " at " + std::to_string(cp_off), line_, col_of(p));
       }
       if (op == "(" || op == "[" || op == "{") {
         balance_.push_back(op == "(" ? ')' : op == "[" ? ']' : '}');
@@ -615,6 +651,7 @@ std::string describe_token(const Token& t) {
     case Tok::Integer: return "integer";
     case Tok::Float: return "float";
     case Tok::Eof: return "end of template";
+    case Tok::Error: return "error";
   }
   return "?";
 }

@@ -22,6 +22,7 @@ enum class Tok {
   Float,
   Op,          // operator; text holds it ("(", "==", "|", ...)
   Eof,
+  Error,       // a lexical error; raised when the parser reaches it (text = message)
 };
 
 struct Token {
@@ -32,7 +33,9 @@ struct Token {
   int column = 1;
 };
 
-// Newline normalisation + tokenising. Throws Error(Syntax) on lexical errors.
+// Newline normalisation + tokenising. A lexical error ends the stream with
+// an Error token: Jinja2 lexes lazily, so a parse error earlier in the
+// template wins over a lexical error later in it.
 std::vector<Token> tokenize(std::string_view source);
 
 // Python-style description of a token for error messages ("end of print statement").

@@ -75,7 +75,6 @@ void names_read(const Body& b, std::set<std::string>& out) {
     }
     names_read(s->body, out);
     names_read(s->else_body, out);
-    if (s->target && s->target->kind == ExprKind::NsRef) out.insert(s->target->name);
     if (s->kind != StmtKind::CallBlock || s->iter) names_read(s->iter.get(), out);
     names_read(s->cond.get(), out);
   }
@@ -227,7 +226,6 @@ class Analyzer {
   void nested(const Body& b, const Symbols& parent) {
     for (auto& st : b) nested_stmt(const_cast<Stmt&>(*st), parent);
   }
-  void nested_expr_frames(const Expr*, const Symbols&) {}
 
   void nested_stmt(Stmt& st, const Symbols& parent) {
     switch (st.kind) {
@@ -244,7 +242,8 @@ class Analyzer {
         Symbols body;
         body.parent = &parent;
         frame(body, [&](Symbols& s) {
-          if (st.recursive || read.count("loop")) s.param("loop");
+          st.uses_loop = st.recursive || read.count("loop");
+          if (st.uses_loop) s.param("loop");
           store_target(st.target.get(), s, true);
           visit_body(st.body, s);
         }, &st.prebind);
@@ -371,11 +370,14 @@ ContentFormat detect(const Template& t) {
     }
     static const std::string kContent = "content";
     for (auto* l : loops) {
-      for (auto& v : item_names) {
-        if (is_var_or_elems(l->iter.get(), v, &kContent)) {
-          if (l->target->kind != ExprKind::Name) throw ShapeError{};
-          return ContentFormat::OpenAI;
-        }
+      bool over_content = false;
+      for (auto& v : item_names) over_content = over_content || is_var_or_elems(l->iter.get(), v, &kContent);
+      // vLLM also treats a loop over a bare variable named `content` (e.g. a
+      // macro parameter, as in Qwen3.5/3.6) as iterating message content.
+      over_content = over_content || is_var(l->iter.get(), kContent);
+      if (over_content) {
+        if (l->target->kind != ExprKind::Name) throw ShapeError{};
+        return ContentFormat::OpenAI;
       }
     }
     return ContentFormat::String;

@@ -19,22 +19,22 @@ namespace {
 using unicode::decode;
 using unicode::encode;
 
-const char* const kStrMethods[] = {
+constexpr std::string_view kStrMethods[] = {
     "capitalize", "casefold", "center", "count", "encode", "endswith", "expandtabs", "find", "format",
     "format_map", "index", "isalnum", "isalpha", "isascii", "isdecimal", "isdigit", "isidentifier", "islower",
     "isnumeric", "isprintable", "isspace", "istitle", "isupper", "join", "ljust", "lower", "lstrip", "maketrans",
     "partition", "removeprefix", "removesuffix", "replace", "rfind", "rindex", "rjust", "rpartition", "rsplit",
     "rstrip", "split", "splitlines", "startswith", "strip", "swapcase", "title", "translate", "upper", "zfill"};
-const char* const kDictSafe[] = {"copy", "fromkeys", "get", "items", "keys", "values"};
-const char* const kDictUnsafe[] = {"clear", "pop", "popitem", "setdefault", "update"};
-const char* const kListSafe[] = {"copy", "count", "index"};
-const char* const kListUnsafe[] = {"append", "clear", "extend", "insert", "pop", "remove", "reverse", "sort"};
-const char* const kTupleSafe[] = {"count", "index"};
+constexpr std::string_view kDictSafe[] = {"copy", "fromkeys", "get", "items", "keys", "values"};
+constexpr std::string_view kDictUnsafe[] = {"clear", "pop", "popitem", "setdefault", "update"};
+constexpr std::string_view kListSafe[] = {"copy", "count", "index"};
+constexpr std::string_view kListUnsafe[] = {"append", "clear", "extend", "insert", "pop", "remove", "reverse", "sort"};
+constexpr std::string_view kTupleSafe[] = {"count", "index"};
 
 template <size_t N>
-bool in(const char* const (&names)[N], std::string_view n) {
-  for (const char* s : names)
-    if (n == s) return true;
+bool in(const std::string_view (&names)[N], std::string_view n) {
+  for (std::string_view s : names)
+    if (s.size() == n.size() && s == n) return true;
   return false;
 }
 
@@ -147,7 +147,10 @@ char32_t fill_char(const CallArgs& a, size_t i) {
 int64_t width_arg(const CallArgs& a, const char* fn) {
   if (a.args.empty()) throw_type_error(std::string(fn) + " expected at least 1 argument, got 0");
   const Value& w = a.args[0];
-  if (w.kind() == Kind::Int) return std::min<int64_t>(w.as_int(), 100'000'000);
+  if (w.kind() == Kind::Int) {
+    if (w.as_int() > 10'000'000) throw Error(ErrorKind::Limit, "MemoryError", "padded width is too large");
+    return w.as_int();
+  }
   if (w.kind() == Kind::Bool) return w.as_bool();
   throw_type_error("'" + type_name(w) + "' object cannot be interpreted as an integer");
 }
@@ -370,12 +373,9 @@ Value call_str_method(RenderState& st, const Value& self, const std::string& nam
   if (name == "isidentifier") {
     if (s.empty()) return Value::boolean(false);
     size_t i = 0;
-    char32_t c = unicode::decode_next(s, i);
-    if (c != '_' && !unicode::has(c, unicode::kAlpha)) return Value::boolean(false);
-    while (i < s.size()) {
-      c = unicode::decode_next(s, i);
-      if (c != '_' && !unicode::has(c, unicode::kAlpha | unicode::kDecimal | unicode::kDigit)) return Value::boolean(false);
-    }
+    if (!unicode::has(unicode::decode_next(s, i), unicode::kIdStart)) return Value::boolean(false);
+    while (i < s.size())
+      if (!unicode::has(unicode::decode_next(s, i), unicode::kIdContinue)) return Value::boolean(false);
     return Value::boolean(true);
   }
   if (name == "partition" || name == "rpartition") {
@@ -398,6 +398,7 @@ Value call_str_method(RenderState& st, const Value& self, const std::string& nam
   if (name == "expandtabs") {
     arg_count(name, a, 0, 1);
     int64_t tab = a.args.empty() ? 8 : index_arg(a.args[0]);
+    if (tab > 10'000'000) throw Error(ErrorKind::Limit, "MemoryError", "tab size is too large");
     std::string out;
     size_t col = 0;
     for (size_t i = 0; i < s.size();) {

@@ -122,6 +122,8 @@ Value make_markup(std::string s) {
 }
 
 Value binary_op(BinOp op, const Value& a, const Value& b) {
+  // str % undefined formats it (str's own % runs before Undefined.__rmod__).
+  if (op == BinOp::Mod && a.is_str()) return percent_format(a, b);
   if (a.is_undefined()) fail_undefined(a);
   if (b.is_undefined()) fail_undefined(b);
   bool an = a.is_number(), bn = b.is_number();
@@ -158,7 +160,7 @@ Value binary_op(BinOp op, const Value& a, const Value& b) {
             throw Error(ErrorKind::Limit, "OverflowError", "integer result too large");
           }
           int64_t e = b.kind() == Kind::Bool ? b.as_bool() : b.as_int();
-          return int_pow(a, e, 100000);
+          return int_pow(a, e, 22500);
         }
         double x = to_double(a), y = to_double(b);
         if (x == 0 && y < 0) throw_runtime_error("ZeroDivisionError", "0.0 cannot be raised to a negative power");
@@ -343,7 +345,6 @@ bool contains(const Value& container, const Value& item) {
   switch (container.kind()) {
     case Kind::Str:
       if (!item.is_str()) {
-        if (item.is_undefined()) fail_undefined(item);
         throw_type_error("'in <string>' requires string as left operand, not " + type_name(item));
       }
       return container.as_str().find(item.as_str()) != std::string::npos;

@@ -15,7 +15,8 @@ namespace {
 
 using namespace ast;
 
-constexpr int kMaxNesting = 200;  // brackets / statements nested deeper are refused
+constexpr int kMaxParseNesting = 1000;    // brackets / statements nested deeper are refused
+constexpr int kMaxExprDepth = 256;   // height of one expression tree (left-nested chains included)
 
 const std::set<std::string_view> kStatementKeywords = {"for", "if", "block", "extends", "print", "macro",
                                                        "include", "from", "import", "set", "with", "autoescape"};
@@ -31,10 +32,12 @@ class Parser {
   explicit Parser(std::vector<Token> toks) : t_(std::move(toks)) {}
 
   Body parse_root() {
+    raise_if_error(cur());
     Body body = subparse(nullptr);
     // Jinja2 reports compile-time problems only after the whole template
     // parsed: first its own assertion errors, then Python's SyntaxError for
     // misplaced loop controls.
+    check_compile(body);
     if (!assertion_errors_.empty()) throw assertion_errors_.front();
     if (!python_syntax_errors_.empty()) throw python_syntax_errors_.front();
     return body;
@@ -54,7 +57,7 @@ class Parser {
   struct DepthGuard {
     Parser& p;
     explicit DepthGuard(Parser& p) : p(p) {
-      if (++p.depth_ > kMaxNesting) {
+      if (++p.depth_ > kMaxParseNesting) {
         const Token& t = p.cur();
         throw Error(ErrorKind::Syntax, "TemplateSyntaxError", "template nesting too deep", t.line, t.column);
       }
@@ -78,10 +81,19 @@ class Parser {
   };
 
   const Token& cur() const { return t_[i_]; }
-  const Token& look() const { return t_[i_ + 1 < t_.size() ? i_ + 1 : i_]; }
+  // Peeking or advancing onto a lexical error raises it (Jinja2's lexer is lazy).
+  void raise_if_error(const Token& t) const {
+    if (t.type == Tok::Error) throw Error(ErrorKind::Syntax, "TemplateSyntaxError", t.text, t.line, t.column);
+  }
+  const Token& look() const {
+    const Token& t = t_[i_ + 1 < t_.size() ? i_ + 1 : i_];
+    raise_if_error(t);
+    return t;
+  }
   const Token& next() {
     const Token& t = t_[i_];
     if (i_ + 1 < t_.size()) ++i_;
+    raise_if_error(t_[i_]);
     return t;
   }
   bool is_op(const char* op) const { return cur().type == Tok::Op && cur().text == op; }
@@ -135,6 +147,25 @@ class Parser {
     e->column = at.column;
     return e;
   }
+  // Records a finished node's height; refuses trees that rendering (a
+  // recursive walk) could not descend safely.
+  ExprPtr fin(ExprPtr e) {
+    int d = 0;
+    auto see = [&](const ExprPtr& c) {
+      if (c && c->depth > d) d = c->depth;
+    };
+    see(e->a);
+    see(e->b);
+    see(e->c);
+    see(e->dyn_args);
+    see(e->dyn_kwargs);
+    for (auto& x : e->items) see(x);
+    for (auto& kv : e->kwargs) see(kv.second);
+    e->depth = d + 1;
+    if (e->depth > kMaxExprDepth) fail("expression nesting too deep", cur());
+    return e;
+  }
+
   StmtPtr make_stmt(StmtKind k, const Token& at) {
     auto s = std::make_unique<Stmt>();
     s->kind = k;
@@ -380,6 +411,99 @@ class Parser {
     expect_op(")");
   }
 
+  static void mark_soft(Expr& e) {
+    e.soft = true;
+    for (Expr* c : {e.a.get(), e.b.get(), e.c.get(), e.dyn_args.get(), e.dyn_kwargs.get()})
+      if (c) mark_soft(*c);
+    for (auto& x : e.items) mark_soft(*x);
+    for (auto& kv : e.kwargs) mark_soft(*kv.second);
+  }
+
+  // Jinja2's compiler raises TemplateAssertionError for the first unknown
+  // filter/test it meets outside a conditional context; it visits a
+  // filter/test before its operands and a statement's parts in the order the
+  // generated code needs them.
+  void check_expr(const Expr* e) {
+    if (!e) return;
+    if (e->kind == ExprKind::Filter && !e->filter && !e->soft)
+      assertion_errors_.emplace_back(ErrorKind::Syntax, "TemplateAssertionError", "No filter named " + py_quote(e->name) + ".",
+                                     e->line, e->column);
+    if (e->kind == ExprKind::Test && !e->test && !e->soft)
+      assertion_errors_.emplace_back(ErrorKind::Syntax, "TemplateAssertionError", "No test named " + py_quote(e->name) + ".",
+                                     e->line, e->column);
+    if (!assertion_errors_.empty()) return;
+    for (const Expr* c : {e->a.get(), e->b.get(), e->c.get()}) check_expr(c);
+    for (auto& x : e->items) check_expr(x.get());
+    for (auto& kv : e->kwargs) check_expr(kv.second.get());
+    check_expr(e->dyn_args.get());
+    check_expr(e->dyn_kwargs.get());
+  }
+
+  void check_callable(const Stmt& s) {
+    if (s.caller_without_default) {
+      assertion_errors_.emplace_back(ErrorKind::Syntax, "TemplateAssertionError",
+                                     "When defining macros or call blocks the special \"caller\" argument must be "
+                                     "omitted or be given a default.",
+                                     s.line, s.column);
+      return;
+    }
+    for (auto& d : s.exprs) check_expr(d.get());
+    check_compile(s.body);
+  }
+
+  void check_compile(const Body& body) {
+    for (auto& sp : body) {
+      if (!assertion_errors_.empty()) return;
+      const Stmt& s = *sp;
+      switch (s.kind) {
+        case StmtKind::Print:
+        case StmtKind::With:
+          for (auto& e : s.exprs) check_expr(e.get());
+          check_compile(s.body);
+          break;
+        case StmtKind::If:
+          for (auto& br : s.branches) {
+            check_expr(br.test.get());
+            check_compile(br.body);
+          }
+          check_compile(s.else_body);
+          break;
+        case StmtKind::For:
+          check_expr(s.cond.get());
+          if (!s.recursive) check_expr(s.iter.get());
+          check_compile(s.body);
+          check_compile(s.else_body);
+          if (s.recursive) check_expr(s.iter.get());
+          break;
+        case StmtKind::Set:
+          check_expr(s.cond.get());
+          break;
+        case StmtKind::SetBlock:
+        case StmtKind::FilterBlock:
+          check_compile(s.body);
+          check_expr(s.iter.get());
+          break;
+        case StmtKind::Macro:
+          check_callable(s);
+          break;
+        case StmtKind::CallBlock:
+          check_callable(s);
+          check_expr(s.iter.get());
+          break;
+        case StmtKind::Block:
+          check_compile(s.body);
+          break;
+        case StmtKind::NoLoader:
+        case StmtKind::Autoescape:
+          check_expr(s.cond.get());
+          check_compile(s.body);
+          break;
+        default:
+          break;
+      }
+    }
+  }
+
   // Marks special names a macro body reads: caller, kwargs, varargs.
   void scan_special(const Body& body, Stmt& m);
 
@@ -402,10 +526,7 @@ class Parser {
     if (s.uses_caller && s.explicit_caller >= 0) {
       size_t first_default = s.params.size() - s.exprs.size();
       if (static_cast<size_t>(s.explicit_caller) < first_default) {
-        assertion_errors_.emplace_back(ErrorKind::Syntax, "TemplateAssertionError",
-                    "When defining macros or call blocks the special \"caller\" argument must be omitted or be given a "
-                    "default.",
-                    s.line, s.column);
+        s.caller_without_default = true;
       }
     }
     for (auto& p : s.params) {
@@ -420,9 +541,9 @@ class Parser {
       FrameFlags f(*this, false, 0);
       if (is_op("(")) parse_signature(*s);
     }
-    const Token& at = cur();
     s->iter = parse_expression(true);
-    if (s->iter->kind != ExprKind::Call) fail("expected call", at);
+    if (s->iter->kind != ExprKind::Call)
+      throw Error(ErrorKind::Syntax, "TemplateSyntaxError", "expected call", s->line, s->column);
     {
       FrameFlags f(*this, false, 0);
       s->body = parse_statements({"endcall"}, true);
@@ -516,6 +637,7 @@ class Parser {
       const Token& t = expect_name();
       target = make(ExprKind::Name, t);
       target->name = t.text;
+      target->hash = name_hash(t.text);
     } else if (with_tuple) {
       target = parse_tuple(false, true, extra_end, false, with_namespace);
     } else {
@@ -534,14 +656,14 @@ class Parser {
   }
 
   ExprPtr parse_condexpr() {
+    DepthGuard g(*this);
     const Token& start = cur();
     bool saved = soft_;
     // The whole conditional expression compiles in a soft frame, which we
     // only know after its first operand: drop that operand's unknown-filter
     // errors once an `if` follows.
-    size_t mark = assertion_errors_.size();
     ExprPtr e1 = parse_or();
-    if (is_name("if")) assertion_errors_.erase(assertion_errors_.begin() + static_cast<long>(mark), assertion_errors_.end());
+    if (is_name("if")) mark_soft(*e1);
     while (skip_name("if")) {
       soft_ = true;
       auto ce = make(ExprKind::CondExpr, start);
@@ -551,7 +673,7 @@ class Parser {
       ce->a = std::move(e1);
       ce->b = std::move(cond);
       ce->c = std::move(els);
-      e1 = std::move(ce);
+      e1 = fin(std::move(ce));
     }
     soft_ = saved;
     return e1;
@@ -563,7 +685,7 @@ class Parser {
       auto e = make(ExprKind::Or, next());
       e->a = std::move(left);
       e->b = parse_and();
-      left = std::move(e);
+      left = fin(std::move(e));
     }
     return left;
   }
@@ -574,7 +696,7 @@ class Parser {
       auto e = make(ExprKind::And, next());
       e->a = std::move(left);
       e->b = parse_not();
-      left = std::move(e);
+      left = fin(std::move(e));
     }
     return left;
   }
@@ -584,7 +706,7 @@ class Parser {
       DepthGuard g(*this);
       auto e = make(ExprKind::Not, next());
       e->a = parse_not();
-      return e;
+      return fin(std::move(e));
     }
     return parse_compare();
   }
@@ -618,7 +740,7 @@ class Parser {
       cmp->ops.push_back(k);
       cmp->items.push_back(parse_math1());
     }
-    return cmp ? std::move(cmp) : std::move(expr);
+    return cmp ? fin(std::move(cmp)) : std::move(expr);
   }
 
   ExprPtr binary(BinOp op, ExprPtr l, ExprPtr r, const Token& at) {
@@ -626,7 +748,7 @@ class Parser {
     e->binop = op;
     e->a = std::move(l);
     e->b = std::move(r);
-    return e;
+    return fin(std::move(e));
   }
 
   ExprPtr parse_math1() {
@@ -645,7 +767,7 @@ class Parser {
     auto e = make(ExprKind::Concat, cur());
     e->items.push_back(std::move(first));
     while (skip_op("~")) e->items.push_back(parse_math2());
-    return e;
+    return fin(std::move(e));
   }
 
   ExprPtr parse_math2() {
@@ -674,6 +796,7 @@ class Parser {
       const Token& t = next();
       node = make(t.text == "-" ? ExprKind::Neg : ExprKind::Pos, t);
       node->a = parse_unary(false);
+      node = fin(std::move(node));
     } else {
       node = parse_primary(false);
     }
@@ -698,10 +821,12 @@ class Parser {
         next();
         e->kind = ExprKind::NsRef;
         e->name = tk.text;
+        e->hash = name_hash(tk.text);
         e->attr = expect_name().text;
       } else {
         e->kind = ExprKind::Name;
         e->name = tk.text;
+        e->hash = name_hash(tk.text);
         e->value = Value::undefined("'" + tk.text + "' is undefined");
       }
       return e;
@@ -733,7 +858,7 @@ class Parser {
         e->items.push_back(parse_expression(true));
       }
       expect_op("]");
-      return e;
+      return fin(std::move(e));
     }
     if (tk.type == Tok::Op && tk.text == "{") {
       auto e = make(ExprKind::Dict, next());
@@ -745,18 +870,15 @@ class Parser {
         e->items.push_back(parse_expression(true));
       }
       expect_op("}");
-      return e;
+      return fin(std::move(e));
     }
     fail("unexpected " + py_quote(describe_token(tk)));
   }
 
-  bool is_tuple_end(const std::vector<std::string>* extra) const {
-    if (cur().type == Tok::VarEnd || cur().type == Tok::BlockEnd || is_op(")")) return true;
-    if (extra && cur().type == Tok::Name) {
-      for (auto& n : *extra)
-        if (cur().text == n) return true;
-    }
-    return false;
+  // Jinja2 3.1 passes its extra end rules to Token.test_any() as a single
+  // tuple argument, so they never match; only the closing tokens end a tuple.
+  bool is_tuple_end(const std::vector<std::string>*) const {
+    return cur().type == Tok::VarEnd || cur().type == Tok::BlockEnd || is_op(")");
   }
 
   ExprPtr parse_tuple(bool with_condexpr, bool simplified, const std::vector<std::string>* extra,
@@ -779,7 +901,7 @@ class Parser {
     }
     auto e = make(ExprKind::Tuple, start);
     e->items = std::move(args);
-    return e;
+    return fin(std::move(e));
   }
 
   ExprPtr parse_postfix(ExprPtr node) {
@@ -810,7 +932,7 @@ class Parser {
         auto e = make(ExprKind::Getattr, tk);
         e->a = std::move(node);
         e->name = at.text;
-        return e;
+        return fin(std::move(e));
       }
       if (at.type != Tok::Integer) fail("expected name or number", at);
       auto e = make(ExprKind::Getitem, tk);
@@ -818,7 +940,7 @@ class Parser {
       auto k = make(ExprKind::Const, at);
       k->value = at.value;
       e->b = std::move(k);
-      return e;
+      return fin(std::move(e));
     }
     // "["
     std::vector<ExprPtr> args;
@@ -831,17 +953,23 @@ class Parser {
     if (args.size() == 1) {
       arg = std::move(args[0]);
     } else {
+      // Jinja2 generates invalid Python for a slice inside a tuple subscript.
+      for (auto& x : args) {
+        if (x->kind == ExprKind::Slice)
+          python_syntax_errors_.emplace_back(ErrorKind::Syntax, "SyntaxError", "invalid syntax", x->line, x->column);
+      }
       arg = make(ExprKind::Tuple, tk);
       arg->items = std::move(args);
+      arg = fin(std::move(arg));
     }
     if (arg->kind == ExprKind::Slice && !arg->a) {
       arg->a = std::move(node);
-      return arg;
+      return fin(std::move(arg));
     }
     auto e = make(ExprKind::Getitem, tk);
     e->a = std::move(node);
     e->b = std::move(arg);
-    return e;
+    return fin(std::move(e));
   }
 
   // One subscript: an expression or a slice a:b:c (each part optional).
@@ -869,7 +997,7 @@ class Parser {
     if (skip_op(":")) {
       if (!is_op("]") && !is_op(",")) s->items.push_back(parse_expression(true));
     }
-    return s;
+    return fin(std::move(s));
   }
 
   void parse_call_args(Expr& e) {
@@ -910,7 +1038,7 @@ class Parser {
     auto e = make(ExprKind::Call, cur());
     e->a = std::move(node);
     parse_call_args(*e);
-    return e;
+    return fin(std::move(e));
   }
 
   ExprPtr parse_filter(ExprPtr node, bool start_inline) {
@@ -927,11 +1055,8 @@ class Parser {
       if (is_op("(")) parse_call_args(*e);
       e->a = std::move(node);
       e->filter = find_filter(e->name);
-      if (!e->filter && !soft_) {
-        assertion_errors_.emplace_back(ErrorKind::Syntax, "TemplateAssertionError",
-                                       "No filter named " + py_quote(e->name) + ".", nt.line, nt.column);
-      }
-      node = std::move(e);
+      e->soft = soft_;
+      node = fin(std::move(e));
       start_inline = false;
     }
     return node;
@@ -959,16 +1084,13 @@ class Parser {
     }
     e->a = std::move(node);
     e->test = find_test(e->name);
-    if (!e->test && !soft_) {
-      assertion_errors_.emplace_back(ErrorKind::Syntax, "TemplateAssertionError",
-                                     "No test named " + py_quote(e->name) + ".", nt.line, nt.column);
-    }
+    e->soft = soft_;
     if (negated) {
       auto n = make(ExprKind::Not, is_tok);
-      n->a = std::move(e);
-      return n;
+      n->a = fin(std::move(e));
+      return fin(std::move(n));
     }
-    return e;
+    return fin(std::move(e));
   }
 };
 
@@ -980,7 +1102,6 @@ void collect_names(const Body& b, std::set<std::string>& out);
 void collect_names(const Expr* e, std::set<std::string>& out) {
   if (!e) return;
   if (e->kind == ExprKind::Name) out.insert(e->name);
-  if (e->kind == ExprKind::NsRef) out.insert(e->name);
   collect_names(e->a.get(), out);
   collect_names(e->b.get(), out);
   collect_names(e->c.get(), out);
@@ -990,8 +1111,7 @@ void collect_names(const Expr* e, std::set<std::string>& out) {
   collect_names(e->dyn_kwargs.get(), out);
 }
 
-void collect_stmt_names(const Stmt& s, std::set<std::string>& out, bool is_target_store) {
-  (void)is_target_store;
+void collect_stmt_names(const Stmt& s, std::set<std::string>& out) {
   for (auto& x : s.exprs) collect_names(x.get(), out);
   for (auto& br : s.branches) {
     collect_names(br.test.get(), out);
@@ -999,10 +1119,6 @@ void collect_stmt_names(const Stmt& s, std::set<std::string>& out, bool is_targe
   }
   collect_names(s.body, out);
   collect_names(s.else_body, out);
-  if (s.kind == StmtKind::SetBlock || s.kind == StmtKind::Set) {
-    // targets are stores, except a namespace reference reads its namespace
-    if (s.target && s.target->kind == ExprKind::NsRef) out.insert(s.target->name);
-  }
   collect_names(s.iter.get(), out);
   collect_names(s.cond.get(), out);
 }
@@ -1010,7 +1126,7 @@ void collect_stmt_names(const Stmt& s, std::set<std::string>& out, bool is_targe
 void collect_names(const Body& b, std::set<std::string>& out) {
   for (auto& s : b) {
     if (s->kind == StmtKind::Block) continue;  // Jinja2 does not look into blocks here
-    collect_stmt_names(*s, out, false);
+    collect_stmt_names(*s, out);
   }
 }
 

@@ -17,6 +17,13 @@ constexpr size_t kMaxReprDepth = 1000;  // matches the JSON nesting bound
 const char kHex[] = "0123456789abcdef";
 }  // namespace
 
+// Python 3.11's default sys.int_info.str_digits_check_threshold guard.
+[[noreturn]] void throw_int_digits_limit() {
+  throw_runtime_error("ValueError",
+                      "Exceeds the limit (4300 digits) for integer string conversion; use "
+                      "sys.set_int_max_str_digits() to increase the limit");
+}
+
 std::string bigint_str(const BigIntData& b) { return b.negative ? "-" + b.digits : b.digits; }
 
 // Python's float repr: shortest round-trip digits ("%r" == format 'r'),
@@ -130,6 +137,7 @@ static void append_common(std::string& out, const Value& v, size_t depth, bool a
       return;
     }
     case Kind::BigInt:
+      if (v.as_bigint().digits.size() > 4300) throw_int_digits_limit();
       if (v.as_bigint().negative) out.push_back('-');
       out += v.as_bigint().digits;
       return;

@@ -21,4 +21,6 @@ namespace jinja {
 void append_py_repr(std::string& out, const Value& v);
 void append_float_repr(std::string& out, double d);
 void append_str_repr(std::string& out, std::string_view s);  // Python repr() of a str
+// ValueError for printing ints over 4300 digits (Python 3.11's default guard).
+[[noreturn]] void throw_int_digits_limit();
 }  // namespace jinja

@@ -1,6 +1,7 @@
 // Python string formatting (printf-style `%`, str.format, format specs).
 #include "strformat.h"
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -335,6 +336,8 @@ Value percent_format(const Value& fmt_v, const Value& args) {
     if (t == '%') { out.push_back('%'); continue; }
     if (!arg) arg = &next_arg();
     const Value& a = *arg;
+    // int()/float() of an Undefined raise its UndefinedError.
+    if (a.is_undefined() && t != 's' && t != 'r' && t != 'a' && t != '%') fail_undefined(a);
     bool left = flags.find('-') != std::string::npos;
     bool zero = flags.find('0') != std::string::npos && !left;
     std::string sign_flag = flags.find('+') != std::string::npos ? "+" : flags.find(' ') != std::string::npos ? " " : "";

@@ -6,8 +6,6 @@
 
 namespace jinja {
 
-void analyze_template(Template& t);  // meta.cpp
-
 std::shared_ptr<const Template> compile(std::string_view source) {
   auto t = std::make_shared<Template>();
   t->body = parse_template(source);

@@ -32,6 +32,7 @@ namespace unicode {
 enum Flag : uint16_t {
   kPrintable = 1, kSpace = 2, kAlpha = 4, kDecimal = 8, kDigit = 16, kNumeric = 32,
   kUpper = 64, kLower = 128, kTitle = 256, kCased = 512, kCaseIgnorable = 1024,
+  kIdStart = 2048, kIdContinue = 4096,  // str.isidentifier (XID_Start plus '_', XID_Continue)
 };
 
 // Decodes the code point at s[i] and advances i. Invalid bytes decode as

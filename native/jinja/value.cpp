@@ -1,6 +1,9 @@
 // Value construction and the insertion-ordered dict.
 #include "value.h"
 
+#include <algorithm>
+#include <cstring>
+
 #include "bigint.h"
 #include "errors.h"
 #include "operators.h"
@@ -47,10 +50,29 @@ Value Value::string(std::shared_ptr<const StrData> data) {
   return v;
 }
 
+size_t nesting_depth(const Value& v) {
+  switch (v.kind()) {
+    case Kind::List: case Kind::Tuple: return static_cast<const ListData*>(v.identity())->depth;
+    case Kind::Dict: return v.as_dict().depth();
+    case Kind::Object: return v.as_object().nesting();
+    default: return 0;
+  }
+}
+
+void check_nesting(size_t child_depth) {
+  if (child_depth + 1 > kMaxNesting)
+    throw Error(ErrorKind::Limit, "LimitError", "containers nested deeper than " + std::to_string(kMaxNesting) + " levels");
+}
+
 Value Value::list(std::vector<Value> items) {
   Value v;
   v.kind_ = Kind::List;
   auto d = std::make_shared<ListData>();
+  size_t deepest = 0;
+  for (const Value& item : items)
+    if (item.kind_ >= Kind::List) deepest = std::max(deepest, nesting_depth(item));
+  check_nesting(deepest);
+  d->depth = uint32_t(deepest + 1);
   d->items = std::move(items);
   v.ptr_ = std::move(d);
   return v;
@@ -106,6 +128,11 @@ void DictData::build_index() const {
 }
 
 void DictData::set(Value key, Value value) {
+  if (value.kind() >= Kind::List) {
+    size_t child = nesting_depth(value);
+    check_nesting(child);
+    if (child + 1 > depth_) depth_ = uint32_t(child + 1);
+  }
   if (key.is_str()) {
     // Fast path for the common case (JSON objects): string keys.
     std::string_view k = key.as_str();
@@ -133,8 +160,14 @@ const Value* DictData::find_str(std::string_view key) const {
     auto it = index_->find(key);
     return it == index_->end() ? nullptr : &entries_[it->second].second;
   }
-  for (auto& e : entries_)
-    if (e.first.is_str() && e.first.as_str() == key) return &e.second;
+  // Small dicts (template contexts, message objects) are scanned linearly;
+  // checking length and first byte before memcmp keeps misses cheap.
+  for (auto& e : entries_) {
+    if (!e.first.is_str()) continue;
+    const std::string& k = e.first.as_str();
+    if (k.size() == key.size() && (key.empty() || (k[0] == key[0] && std::memcmp(k.data(), key.data(), key.size()) == 0)))
+      return &e.second;
+  }
   return nullptr;
 }
 

@@ -57,25 +57,33 @@ struct UndefinedData {
   std::string error_type = "UndefinedError";  // "SecurityError" for unsafe attributes
 };
 
+// Containers may nest at most this deep (JSON input, repr and json.dumps use
+// the same bound). Values are destroyed recursively, so an unbounded chain
+// built by a template loop ({% set ns.x = [ns.x] %}) would overflow the stack.
+constexpr size_t kMaxNesting = 1000;
+
 struct ListData {
   std::vector<Value> items;
+  uint32_t depth = 1;  // 1 + deepest nested container among items
 };
 
 class DictData {
  public:
   DictData() = default;
-  DictData(const DictData& other) : entries_(other.entries_) { if (other.index_) build_index(); }
+  DictData(const DictData& other) : entries_(other.entries_), depth_(other.depth_) { if (other.index_) build_index(); }
   DictData& operator=(const DictData&) = delete;
   // Python dict semantics: setting an existing key keeps its position.
   void set(Value key, Value value);
   const Value* find(const Value& key) const;
   const Value* find_str(std::string_view key) const;
   size_t size() const { return entries_.size(); }
+  size_t depth() const { return depth_; }  // 1 + deepest nested container among values
   const std::vector<std::pair<Value, Value>>& entries() const { return entries_; }
   void reserve(size_t n) { entries_.reserve(n); }
 
  private:
   std::vector<std::pair<Value, Value>> entries_;
+  uint32_t depth_ = 1;
   // Index over string keys, built lazily once the dict grows past a few
   // entries. Not thread-safe to build: dicts are filled by one thread and
   // frozen before sharing (find() on a frozen dict only reads the index
@@ -118,7 +126,16 @@ class Object {
   // means iterate()/py_len() use `elements()`; truthiness follows length.
   virtual bool iterable() const { return false; }
   virtual std::vector<Value> elements() const { return {}; }
+  // Nesting depth of the values the object holds (see kMaxNesting); objects
+  // that store template values (namespace) track it.
+  virtual size_t nesting() const { return 1; }
 };
+
+// Nesting depth of a value: 0 for scalars, 1 + children for containers.
+size_t nesting_depth(const Value& v);
+// Throws Error(ErrorKind::Limit) when a container holding `child_depth` deep
+// values would exceed kMaxNesting.
+void check_nesting(size_t child_depth);
 
 class Value {
  public:

@@ -12,6 +12,7 @@ import unicodedata
 
 F_PRINTABLE, F_SPACE, F_ALPHA, F_DECIMAL, F_DIGIT, F_NUMERIC = 1, 2, 4, 8, 16, 32
 F_UPPER, F_LOWER, F_TITLE, F_CASED, F_CASE_IGNORABLE = 64, 128, 256, 512, 1024
+F_ID_START, F_ID_CONTINUE = 2048, 4096
 
 # Word_Break MidLetter/MidNumLet/Single_Quote members: part of Case_Ignorable,
 # which Python uses for the final-sigma rule of str.lower().
@@ -34,6 +35,8 @@ def flags(cp):
     if cat == "Lt": f |= F_TITLE
     if c.isupper() or c.islower() or cat == "Lt": f |= F_CASED
     if cat in ("Mn", "Me", "Cf", "Lm", "Sk") or cp in WB_MID: f |= F_CASE_IGNORABLE
+    if c.isidentifier(): f |= F_ID_START
+    if ("a" + c).isidentifier(): f |= F_ID_CONTINUE
     return f
 
 
