@@ -52,7 +52,7 @@ export function loadEmbedded(): NativeBinding {
   } catch (err) {
     throw new BackendError(
       'node-vllm-cpp: the native addon could not be loaded (' +
-        (err instanceof Error ? err.message : String(err)) +
+        (err instanceof Error ? err.message : String(err)).replace(/\s*\n\s*/g, ' ') +
         '). Build it with `npm rebuild node-vllm-cpp` (or `npm run build:native` in a checkout); ' +
         'this needs a C++20 compiler, python3 and make.',
       { cause: err },
