@@ -4,6 +4,7 @@
 // and reused between loop iterations unless a macro captured them.
 #include "evaluator.h"
 
+#include <algorithm>
 #include <cstring>
 #include <deque>
 #include <memory>
@@ -98,11 +99,14 @@ class Evaluator {
   std::string run() {
     stack_base_ = static_cast<const char*>(__builtin_frame_address(0));
     std::string out;
-    out.reserve(4096);
+    size_t hint = tpl_.output_hint.load(std::memory_order_relaxed);
+    constexpr size_t kMaxReserve = 16u << 20;  // a one-off huge render must not pin memory in later ones
+    out.reserve(std::min({std::max<size_t>(4096, hint + hint / 8), kMaxReserve, st_.limits.max_output_bytes}));
     Scope* root = acquire(nullptr);
     root_ = root;
     prebind(root, tpl_.root_prebind);
     exec_body(tpl_.body, root, out);
+    tpl_.output_hint.store(out.size(), std::memory_order_relaxed);
     return out;
   }
 

@@ -4,6 +4,7 @@
 // macros/caller, loop controls and bounded resources.
 #pragma once
 
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,10 @@ struct Template {
   std::vector<std::pair<std::string, Value>> root_prebind;  // see ast::Stmt::prebind
   std::vector<std::string> undeclared;    // jinja2.meta.find_undeclared_variables
   ContentFormat content_format = ContentFormat::String;
+  // Size of the most recent output, used to reserve the next one so the
+  // output string does not regrow several times per render. Only a hint:
+  // renders on several threads may race on it, hence a relaxed atomic.
+  mutable std::atomic<size_t> output_hint{0};
 };
 
 // Static analysis run once per compile (meta.cpp): scope prebinds,

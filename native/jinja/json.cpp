@@ -3,6 +3,7 @@
 #include "json.h"
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -182,6 +183,50 @@ struct Parser {
   size_t pos = 0;
   size_t depth = 0;
 
+  // Values of the containers being parsed, innermost last. A container
+  // pushes its children here and moves them into an exactly sized vector
+  // when it closes, so no container grows (and reallocates) element by
+  // element; the stacks' capacity is reused by every container.
+  std::vector<Value> list_stack;
+  std::vector<std::pair<Value, Value>> dict_stack;
+
+  // Object keys repeat constantly (every message has "role", "content"...).
+  // Python's scanner memoises keys so equal keys share one str object; we
+  // do the same with a small direct-mapped table keyed by the raw bytes of
+  // escape-free keys, which saves an allocation per repeated key.
+  static constexpr size_t kMemoSlots = 64;  // key_slot() yields 6 bits
+  static constexpr size_t kMemoMaxLen = 48;
+  Value key_memo[kMemoSlots];
+
+  // Slot of a key: mixes its length with its first and last eight bytes
+  // (a collision only costs a re-parse, never a wrong value).
+  static size_t key_slot(std::string_view k) {
+    uint64_t a = 0, b = 0;
+    if (k.size() >= 8) {
+      std::memcpy(&a, k.data(), 8);
+      std::memcpy(&b, k.data() + k.size() - 8, 8);
+    } else {
+      std::memcpy(&a, k.data(), k.size());
+    }
+    uint64_t h = (a ^ std::rotl(b, 29) ^ k.size()) * 0x9E3779B97F4A7C15ull;
+    return h >> (64 - 6);
+  }
+
+  // Parses a key (pos past the opening quote), reusing an equal earlier key.
+  Value key_value() {
+    uint64_t high = 0;
+    size_t p = scan_plain(pos, high);
+    if (p >= s.size() || s[p] != '"' || p - pos > kMemoMaxLen) return string_value();
+    std::string_view raw = s.substr(pos, p - pos);
+    Value& slot = key_memo[key_slot(raw)];
+    pos = p + 1;
+    if (slot.is_str() && slot.as_str() == raw) return slot;
+    bool ascii = (high & 0x8080808080808080ull) == 0;
+    size_t n = ascii ? raw.size() : count_code_points(raw);
+    slot = Value::string(std::make_shared<const StrData>(std::string(raw), ascii, n));
+    return slot;
+  }
+
   [[noreturn]] void fail(const char* msg, size_t byte_pos) {
     // Python reports positions in code points of the decoded text.
     size_t line = 1, char_pos = 0, last_nl_char = 0;
@@ -198,6 +243,7 @@ struct Parser {
   }
 
   void ws() {
+    if (pos < s.size() && static_cast<unsigned char>(s[pos]) > ' ') return;  // the usual case
     while (pos < s.size()) {
       char c = s[pos];
       if (c != ' ' && c != '\t' && c != '\n' && c != '\r') break;
@@ -229,30 +275,57 @@ struct Parser {
     return v;
   }
 
-  // Parses the rest of a string literal (pos is past the opening quote) and
-  // tracks ASCII-ness and the code point count on the way, so the StrData
-  // needs no second scan.
-  Value string_value() {
-    size_t begin = pos - 1;  // the opening quote
-    // Fast path: no escapes -> one copy of the raw bytes.
-    size_t p = pos;
-    unsigned high = 0;
-    size_t continuation = 0;
-    while (p < s.size()) {
+  // Index of the first '"', '\\' or control character at or after p (or
+  // s.size()); ORs every byte passed over into `high` so the caller knows
+  // whether the run was pure ASCII. Strings are most of a chat context, so
+  // this tests eight bytes per step (SWAR) before looking at single bytes.
+  size_t scan_plain(size_t p, uint64_t& high) const {
+    constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
+    while (p + 8 <= s.size()) {
+      uint64_t v;
+      std::memcpy(&v, s.data() + p, 8);
+      // A byte of x is zero -> (x - 1) borrows into its high bit; exact as an
+      // "any byte matches" test. Bytes < 0x20 likewise via v - 0x20.
+      uint64_t q = v ^ (kOnes * '"'), b = v ^ (kOnes * '\\');
+      uint64_t hit = (((q - kOnes) & ~q) | ((b - kOnes) & ~b) | ((v - kOnes * 0x20) & ~v)) & kHigh;
+      if (hit) {
+        // False positives only occur above a real match, so the lowest
+        // flagged byte (little-endian: first in memory) is the answer.
+        int stop = __builtin_ctzll(hit) / 8;
+        high |= stop ? v & (~0ull >> (64 - 8 * stop)) : 0;
+        return p + stop;
+      }
+      high |= v;
+      p += 8;
+    }
+    for (; p < s.size(); ++p) {
       unsigned char c = static_cast<unsigned char>(s[p]);
       if (c == '"' || c == '\\' || c < 0x20) break;
       high |= c;
-      continuation += (c & 0xC0) == 0x80;
-      ++p;
     }
+    return p;
+  }
+
+  static size_t count_code_points(std::string_view bytes) {
+    size_t continuation = 0;
+    for (unsigned char c : bytes) continuation += (c & 0xC0) == 0x80;
+    return bytes.size() - continuation;
+  }
+
+  // Parses the rest of a string literal (pos is past the opening quote) and
+  // works out ASCII-ness and the code point count on the way, so the
+  // StrData needs no second scan of ASCII text.
+  Value string_value() {
+    // Fast path: no escapes -> one copy of the raw bytes.
+    uint64_t high = 0;
+    size_t p = scan_plain(pos, high);
     if (p < s.size() && s[p] == '"') {
       std::string out(s.data() + pos, p - pos);
       pos = p + 1;
-      size_t n = out.size();
-      bool ascii = high < 0x80;
-      return Value::string(std::make_shared<const StrData>(std::move(out), ascii, ascii ? n : n - continuation));
+      bool ascii = (high & 0x8080808080808080ull) == 0;
+      size_t n = ascii ? out.size() : count_code_points(out);
+      return Value::string(std::make_shared<const StrData>(std::move(out), ascii, n));
     }
-    (void)begin;
     std::string body = string_body();
     // Escapes were decoded into `body`; count its code points in one pass.
     unsigned hi = 0;
@@ -382,7 +455,7 @@ struct Parser {
       case '{': {
         enter();
         ++pos;
-        auto d = std::make_shared<DictData>();
+        size_t first = dict_stack.size();
         ws();
         if (pos < s.size() && s[pos] == '}') {
           ++pos;
@@ -390,13 +463,13 @@ struct Parser {
           while (true) {
             if (pos >= s.size() || s[pos] != '"') fail("Expecting property name enclosed in double quotes", pos);
             ++pos;
-            Value key = string_value();
+            Value key = key_value();
             ws();
             if (pos >= s.size() || s[pos] != ':') fail("Expecting ':' delimiter", pos);
             ++pos;
             ws();
             Value v = value();
-            d->set(std::move(key), std::move(v));
+            dict_stack.emplace_back(std::move(key), std::move(v));
             ws();
             if (pos < s.size() && s[pos] == '}') { ++pos; break; }
             if (pos >= s.size() || s[pos] != ',') fail("Expecting ',' delimiter", pos);
@@ -405,19 +478,26 @@ struct Parser {
           }
         }
         --depth;
+        auto d = std::make_shared<DictData>();
+        d->reserve(dict_stack.size() - first);
+        for (size_t k = first; k < dict_stack.size(); ++k)
+          d->set(std::move(dict_stack[k].first), std::move(dict_stack[k].second));
+        dict_stack.resize(first);
         d->freeze();
         return Value::dict(std::move(d));
       }
       case '[': {
         enter();
         ++pos;
-        std::vector<Value> items;
+        size_t first = list_stack.size();
         ws();
         if (pos < s.size() && s[pos] == ']') {
           ++pos;
         } else {
           while (true) {
-            items.push_back(value());
+            // value() may grow the stack: push the result, not a reference.
+            Value item = value();
+            list_stack.push_back(std::move(item));
             ws();
             if (pos < s.size() && s[pos] == ']') { ++pos; break; }
             if (pos >= s.size() || s[pos] != ',') fail("Expecting ',' delimiter", pos);
@@ -426,6 +506,9 @@ struct Parser {
           }
         }
         --depth;
+        std::vector<Value> items(std::make_move_iterator(list_stack.begin() + first),
+                                 std::make_move_iterator(list_stack.end()));
+        list_stack.resize(first);
         return Value::list(std::move(items));
       }
       case 'n': if (match("null")) return Value::none(); break;
@@ -452,7 +535,10 @@ std::string json_dumps(const Value& v, const JsonDumpsOptions& options) {
 }
 
 Value json_loads(std::string_view text) {
-  Parser p{text};
+  Parser p;
+  p.s = text;
+  p.list_stack.reserve(64);
+  p.dict_stack.reserve(64);
   p.ws();
   Value v = p.value();
   p.ws();

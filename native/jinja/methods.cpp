@@ -33,8 +33,12 @@ constexpr std::string_view kTupleSafe[] = {"count", "index"};
 
 template <size_t N>
 bool in(const std::string_view (&names)[N], std::string_view n) {
+  // Every attribute read on a dict/str/list passes through here (getattr
+  // comes before the item lookup), so reject on length and first byte
+  // before comparing bytes.
+  if (n.empty()) return false;
   for (std::string_view s : names)
-    if (s.size() == n.size() && s == n) return true;
+    if (s.size() == n.size() && s[0] == n[0] && s == n) return true;
   return false;
 }
 
