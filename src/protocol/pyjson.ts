@@ -517,33 +517,13 @@ function escapeKey(k: string): string {
   return e;
 }
 
+/**
+ * JSON.stringify of a string already writes what we need (since ES2019 it
+ * escapes lone surrogates as \udXXX and leaves pairs raw; control characters
+ * as \n, \t, ... or lowercase \u00XX), and does it in native code.
+ */
 function escapeString(s: string): string {
-  if (!NEEDS_ESCAPE.test(s)) return '"' + s + '"';
-  let out = '"';
-  let start = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    let rep: string | null = null;
-    if (c === 0x22) rep = '\\"';
-    else if (c === 0x5c) rep = '\\\\';
-    else if (c < 0x20) {
-      rep =
-        c === 0x0a ? '\\n' : c === 0x0d ? '\\r' : c === 0x09 ? '\\t' : c === 0x08 ? '\\b' : c === 0x0c ? '\\f'
-          : '\\u' + c.toString(16).padStart(4, '0');
-    } else if (c >= 0xd800 && c <= 0xdfff) {
-      const d = i + 1 < s.length ? s.charCodeAt(i + 1) : 0;
-      if (c <= 0xdbff && d >= 0xdc00 && d <= 0xdfff) {
-        i++; // a well-formed pair: written raw
-        continue;
-      }
-      rep = '\\u' + c.toString(16);
-    }
-    if (rep !== null) {
-      out += s.slice(start, i) + rep;
-      start = i + 1;
-    }
-  }
-  return out + s.slice(start) + '"';
+  return NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : '"' + s + '"';
 }
 
 function numberText(v: number): string {
