@@ -3,6 +3,7 @@
 // globals, as Jinja2's resolve() does. Scope objects are pooled per render
 // and reused between loop iterations unless a macro captured them.
 #include "evaluator.h"
+#include "methods.h"
 
 #include <algorithm>
 #include <cstring>
@@ -621,6 +622,32 @@ class Evaluator {
         return slice(obj, start, stop, step);
       }
       case ExprKind::Call: {
+        if (e.a->kind == ExprKind::Getattr) {
+          // `obj.method(args)` on a str/dict/list/tuple: call the method
+          // directly instead of materialising a bound-method object.
+          Value obj = eval(*e.a->a, sc);
+          if (obj.kind() == Kind::Str || obj.kind() == Kind::Dict || obj.kind() == Kind::List || obj.kind() == Kind::Tuple) {
+            CallArgs args = build_args(e, sc);
+            try {
+              st_.tick();
+              Value out;
+              if (call_method_direct(st_, obj, e.a->name, args, out)) return out;
+              return call_value(st_, get_attr(st_, obj, e.a->name), args);
+            } catch (Error& err) {
+              annotate_call(err, e);
+              throw;
+            }
+          }
+          Value callee = get_attr(st_, obj, e.a->name);
+          CallArgs args = build_args(e, sc);
+          try {
+            st_.tick();
+            return call_value(st_, callee, args);
+          } catch (Error& err) {
+            annotate_call(err, e);
+            throw;
+          }
+        }
         Value callee = eval(*e.a, sc);
         CallArgs args = build_args(e, sc);
         try {

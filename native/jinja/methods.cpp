@@ -604,4 +604,27 @@ bool lookup_method(const Value& obj, std::string_view name, Value& out) {
   }
 }
 
+bool call_method_direct(RenderState& st, const Value& obj, std::string_view name, CallArgs& args, Value& out) {
+  switch (obj.kind()) {
+    case Kind::Str:
+      if (!in(kStrMethods, name)) return false;
+      out = call_str_method(st, obj, std::string(name), args);
+      return true;
+    case Kind::Dict:
+      if (!in(kDictSafe, name)) return false;
+      out = call_dict_method(obj, std::string(name), args);
+      return true;
+    case Kind::List:
+      if (!in(kListSafe, name)) return false;
+      out = call_seq_method(obj, std::string(name), args);
+      return true;
+    case Kind::Tuple:
+      if (!in(kTupleSafe, name)) return false;
+      out = call_seq_method(obj, std::string(name), args);
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace jinja

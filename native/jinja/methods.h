@@ -14,6 +14,11 @@ namespace jinja {
 // the type has no such attribute.
 bool lookup_method(const Value& obj, std::string_view name, Value& out);
 
+// obj.name(args) without building the bound method, when lookup_method would
+// bind a safe method of obj's builtin type (the common `s.startswith(x)`
+// shape). Returns false, having done nothing, in every other case.
+bool call_method_direct(RenderState& st, const Value& obj, std::string_view name, CallArgs& args, Value& out);
+
 // Python's whitespace split / strip helpers shared with filters.
 std::vector<Value> str_split_whitespace(std::string_view s, int64_t maxsplit);
 std::string str_strip(std::string_view s, const Value* chars, bool left, bool right);
