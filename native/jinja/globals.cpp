@@ -116,6 +116,7 @@ class Namespace : public Object {
     return true;
   }
   size_t nesting() const override { return attrs_.depth(); }
+  void drop_refs() override { attrs_.clear(); }
   std::string repr() const override {
     std::string s = "<Namespace {";
     bool first = true;
@@ -131,8 +132,9 @@ class Namespace : public Object {
   DictData attrs_;
 };
 
-Value fn_namespace(RenderState&, CallArgs& a) {
+Value fn_namespace(RenderState& st, CallArgs& a) {
   auto ns = std::make_shared<Namespace>();
+  st.mutable_objects.push_back(ns);
   CallArgs copy = a;
   RenderState dummy;
   Value init = fn_dict(dummy, copy);

@@ -14,6 +14,15 @@ std::shared_ptr<const Template> compile(std::string_view source) {
 }
 
 std::string render(const Template& tpl, const DictData& context, RenderState& state) {
+  // Break cycles through namespaces however the render ends.
+  struct DropRefs {
+    RenderState& st;
+    ~DropRefs() {
+      for (auto& w : st.mutable_objects)
+        if (auto obj = w.lock()) obj->drop_refs();
+      st.mutable_objects.clear();
+    }
+  } drop{state};
   return evaluate(tpl, context, state);
 }
 

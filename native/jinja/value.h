@@ -80,6 +80,12 @@ class DictData {
   size_t depth() const { return depth_; }  // 1 + deepest nested container among values
   const std::vector<std::pair<Value, Value>>& entries() const { return entries_; }
   void reserve(size_t n) { entries_.reserve(n); }
+  // Empties the dict (the index first: it points into the entries' keys).
+  void clear() {
+    index_.reset();
+    entries_.clear();
+    depth_ = 1;
+  }
 
  private:
   std::vector<std::pair<Value, Value>> entries_;
@@ -122,6 +128,10 @@ class Object {
   virtual std::string repr() const;  // str() and repr()
   virtual bool callable() const { return false; }
   virtual Value call(RenderState& state, CallArgs& args);
+  // Releases the values this object holds. Called on every mutable object a
+  // render created, when the render ends, so reference cycles built through
+  // attribute assignment ({% set ns.x = [ns] %}) cannot outlive it.
+  virtual void drop_refs() {}
   // Iteration protocol for iterable objects (dict views): `iterable()` true
   // means iterate()/py_len() use `elements()`; truthiness follows length.
   virtual bool iterable() const { return false; }
@@ -208,6 +218,8 @@ struct RenderState {
   DateTime now;
   uint64_t steps = 0;
   size_t depth = 0;
+  // Mutable objects created by this render (namespace()); see Object::drop_refs.
+  std::vector<std::weak_ptr<Object>> mutable_objects;
   void tick();  // counts a step; throws Error(ErrorKind::Limit) past max_steps
 };
 

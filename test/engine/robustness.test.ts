@@ -99,3 +99,19 @@ describe.skipIf(templates.length === 0)('mutated real templates never crash', ()
     expect(errors).toBeGreaterThan(0);
   });
 });
+
+describe('memory', () => {
+  it('reference cycles through namespaces do not outlive the render', () => {
+    // Each render builds ns -> [ns, 100 kB string]; without breaking the cycle
+    // every render would leak its namespace and string.
+    const t = compileTemplate("{% set ns = namespace() %}{% set ns.x = [ns, 'y' * 100000] %}{{ ns.x|length }}");
+    const run = (n: number) => {
+      for (let i = 0; i < n; i++) expect(t.renderJson('{}')).toBe('2');
+    };
+    run(200);
+    const before = process.memoryUsage().rss;
+    run(3000); // 300 MB if leaked
+    const grown = process.memoryUsage().rss - before;
+    expect(grown).toBeLessThan(100 * 1024 * 1024);
+  });
+});
