@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { compileTemplate, LimitError, SecurityError, TemplateError, TemplateSyntaxError } from '../../src';
 import { goldenDirs, listTemplates } from '../../src/golden/suite';
+import { rng } from '../support/random';
 
 function outcome(source: string, context = '{}', limits: Record<string, number> = {}): string | TemplateError {
   try {
@@ -54,14 +55,6 @@ describe('sandbox', () => {
 });
 
 // Mutated real templates: every outcome is an output or a typed error.
-function mulberry32(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const PIECES = ['{%', '%}', '{{', '}}', '{#', '#}', '(', ')', '[', ']', '|', '.', ',', '-', 'endfor', 'endif', 'loop', 'caller()', 'messages', "'", '"', '\\', '\n', ' if ', ' else ', '**', '//', 'namespace(', '}', '{'];
 const CONTEXT = JSON.stringify({
   messages: [
@@ -78,7 +71,7 @@ const CONTEXT = JSON.stringify({
 const templates = listTemplates(goldenDirs().templates) ?? [];
 describe.skipIf(templates.length === 0)('mutated real templates never crash', () => {
   it('600 mutations across the shared templates', () => {
-    const rand = mulberry32(1234);
+    const rand = rng(1234);
     let outputs = 0;
     let errors = 0;
     for (let i = 0; i < 600; i++) {

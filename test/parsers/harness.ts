@@ -2,23 +2,13 @@
 import { expect } from 'vitest';
 import { accumulateDeltas, createStreamingToolParser, parseToolCalls } from '../../src/parsers';
 import type { ParseResult, StreamDelta, ToolShape } from '../../src/parsers';
+import { rng } from '../support/random';
 
 export function counterIds(): () => string {
   let n = 0;
   return () => `call-${n++}`;
 }
 
-/** Deterministic PRNG (mulberry32) for seeded random chunkings. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Split by code points so multi-unit characters are never cut. */
 export function chunkBy(text: string, size: number): string[] {

@@ -11,6 +11,7 @@ import {
 } from '../../src/protocol/schemas';
 import { makePyDict, parsePyJson, pyEntries, PyFloat, serializePyJson } from '../../src/protocol/pyjson';
 import { RequestValidationError } from '../../src/errors';
+import { rng } from '../support/random';
 
 const casesDir = join(__dirname, '..', 'golden', 'cases');
 const requests: unknown[] = readdirSync(casesDir)
@@ -39,17 +40,6 @@ const KITCHEN_SINK = {
 };
 for (let i = 0; i < 8; i++) requests.push(KITCHEN_SINK);
 
-/** Deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const REPLACEMENTS: Array<() => unknown> = [
   () => null, () => undefined, () => 1, () => 0, () => new PyFloat(1, '1.0'), () => 2n ** 70n, () => '', () => 'x',
