@@ -9,6 +9,8 @@
  * integer-like keys (plain JS objects do).
  */
 
+import { pyFloatRepr as pythonFloatRepr } from '../protocol/pyjson';
+
 /** A number that already carries its final (Python) textual form. */
 export class JsonNumber {
   constructor(readonly text: string) {}
@@ -59,29 +61,12 @@ export function pyFloat(s: string): number | null {
   return Number(t.replace(/_/g, ''));
 }
 
-/** Python `repr(float)`, plus json.dumps' spellings of the non-finite values. */
+/** Python `repr(float)`, with json.dumps' spellings of the non-finite values. */
 export function pyFloatRepr(x: number): string {
   if (Number.isNaN(x)) return 'NaN';
   if (x === Infinity) return 'Infinity';
   if (x === -Infinity) return '-Infinity';
-  if (x === 0) return Object.is(x, -0) ? '-0.0' : '0.0';
-  const sign = x < 0 ? '-' : '';
-  // toExponential() without an argument gives the shortest round-trip
-  // digits, which is the same digit string Python's repr picks.
-  const [mant, expText] = Math.abs(x).toExponential().split('e') as [string, string];
-  const digits = mant.replace('.', '');
-  const exp = Number(expText);
-  if (exp >= -4 && exp < 16) {
-    if (exp >= 0) {
-      const intPart = digits.slice(0, exp + 1).padEnd(exp + 1, '0');
-      const frac = digits.slice(exp + 1) || '0';
-      return `${sign}${intPart}.${frac}`;
-    }
-    return `${sign}0.${'0'.repeat(-exp - 1)}${digits}`;
-  }
-  const m = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
-  const e = String(Math.abs(exp)).padStart(2, '0');
-  return `${sign}${m}e${exp < 0 ? '-' : '+'}${e}`;
+  return pythonFloatRepr(x);
 }
 
 export function intNumber(text: string): JsonNumber {
