@@ -8,7 +8,7 @@ export function tagOf(v: unknown): Tagged {
   if (typeof v === 'boolean') return ['bool', v];
   if (typeof v === 'bigint') return ['int', v.toString()];
   if (typeof v === 'number') {
-    if (Number.isInteger(v) && !Object.is(v, -0)) return ['int', String(v)];
+    if (Number.isInteger(v) && !Object.is(v, -0)) return ['int', Number.isSafeInteger(v) ? String(v) : BigInt(v).toString()];
     return ['float', pyFloatRepr(v)];
   }
   if (v instanceof PyFloat) return ['float', pyFloatRepr(v.value)];
