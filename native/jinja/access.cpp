@@ -106,6 +106,13 @@ bool attr_lookup(RenderState& st, const Value& obj, std::string_view name, Value
 
 Value get_attr(RenderState& st, const Value& obj, std::string_view name) {
   if (obj.is_undefined()) fail_undefined(obj);
+  // The hot case, `message.role`: a dict and a name that is neither a dunder
+  // nor a dict method goes straight to the item (what attr_lookup would
+  // conclude after its checks).
+  if (obj.kind() == Kind::Dict && !is_dunder(name) && !is_dict_attribute(name)) {
+    if (const Value* v = obj.as_dict().find_str(name)) return *v;
+    return Value::missing_dict_key(name);
+  }
   Value out;
   if (attr_lookup(st, obj, name, out)) return out;
   if (obj.kind() == Kind::Dict) {

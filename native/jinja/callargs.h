@@ -2,7 +2,9 @@
 // filters, tests and methods (Python's positional-or-keyword rules).
 #pragma once
 
+#include <array>
 #include <initializer_list>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,9 +19,10 @@ class ArgBinder {
   // `params` are the parameter names in order; positional arguments fill
   // them first, then keywords by name. Unknown keywords and surplus
   // positionals raise TypeError naming `fn`.
-  ArgBinder(std::string_view fn, const CallArgs& args, std::initializer_list<const char*> params)
-      : values_(params.size(), nullptr) {
+  ArgBinder(std::string_view fn, const CallArgs& args, std::initializer_list<const char*> params) {
     size_t n = params.size();
+    // Builtins take few parameters; a fixed array keeps binding allocation-free.
+    if (n > kMaxParams) throw std::logic_error("ArgBinder: raise kMaxParams");
     if (args.args.size() > n)
       throw_type_error(std::string(fn) + "() takes at most " + std::to_string(n) + " argument" + (n == 1 ? "" : "s") +
                        " (" + std::to_string(args.args.size()) + " given)");
@@ -41,7 +44,8 @@ class ArgBinder {
   Value value(size_t i, Value def = Value::none()) const { return values_[i] ? *values_[i] : def; }
 
  private:
-  std::vector<const Value*> values_;
+  static constexpr size_t kMaxParams = 8;
+  std::array<const Value*, kMaxParams> values_{};
 };
 
 // Arguments for "no keywords allowed" methods (most str methods).

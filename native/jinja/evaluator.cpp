@@ -687,13 +687,25 @@ class Evaluator {
       }
       case ExprKind::Concat: {
         std::string s;
+        // While every part is a str, the result's ASCII-ness and length
+        // follow from the parts' (no rescan of the joined text).
+        bool known = true, ascii = true;
+        size_t length = 0;
         for (auto& x : e.items) {
           Value v = eval(*x, sc);
-          if (v.is_str()) s += v.as_str();
-          else if (!v.is_undefined()) append_py_str(s, v);
+          if (v.is_str()) {
+            const StrData& d = v.str_data();
+            s += d.utf8;
+            ascii = ascii && d.ascii;
+            length += d.length;
+          } else if (!v.is_undefined()) {
+            append_py_str(s, v);
+            known = false;
+          }
           if (s.size() > st_.limits.max_output_bytes) limit_error("string size limit exceeded");
         }
-        return Value::string(std::move(s));
+        if (!known) return Value::string(std::move(s));
+        return Value::string(make_str_data(std::move(s), ascii, length));
       }
       case ExprKind::And: {
         Value l = eval(*e.a, sc);
@@ -740,8 +752,9 @@ Value Evaluator::call_macro(const Stmt& m, Scope* closure, CallArgs& a) {
   prebind(sc, m.prebind);
   size_t n = m.params.size();
   size_t npos_given = std::min(a.args.size(), n);
-  std::vector<bool> provided(n, false);
-  std::vector<Value> vals(n);
+  // Per-call scratch: pooled (see pool.h), macros are called in loops.
+  std::vector<bool, PoolAllocator<bool>> provided(n, false);
+  std::vector<Value, PoolAllocator<Value>> vals(n);
   for (size_t k = 0; k < npos_given; ++k) {
     vals[k] = a.args[k];
     provided[k] = true;
@@ -845,7 +858,7 @@ Value loop_changed(LoopObject& l, CallArgs& a) {
   }
   if (same) return Value::boolean(false);
   l.have_changed = true;
-  l.last_changed = a.args;
+  l.last_changed.assign(a.args.begin(), a.args.end());
   return Value::boolean(true);
 }
 

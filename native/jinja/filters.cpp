@@ -140,6 +140,16 @@ Value f_title(RenderState&, const Value& v, Args& a) {
 }
 
 Value f_trim(RenderState&, const Value& v, Args& a) {
+  if (v.is_str() && a.args.empty() && a.kwargs.empty() && v.str_data().ascii && !v.str_data().markup) {
+    // The common `x | trim` on plain ASCII text: strip in place, and keep
+    // the value itself when there is nothing to strip (as Python does).
+    const std::string& s = v.as_str();
+    size_t b = 0, e = s.size();
+    while (b < e && unicode::is_space(static_cast<unsigned char>(s[b]))) ++b;
+    while (e > b && unicode::is_space(static_cast<unsigned char>(s[e - 1]))) --e;
+    if (b == 0 && e == s.size()) return v;
+    return Value::string(make_str_data(s.substr(b, e - b), true, e - b));
+  }
   ArgBinder b("trim", a, {"chars"});
   Value chars = b.value(0);
   if (!chars.is_none() && !chars.is_str()) throw_type_error("strip arg must be None or str");
@@ -329,7 +339,7 @@ Value f_format(RenderState&, const Value& v, Args& a) {
     for (auto& kv : a.kwargs) d->set(str_v(kv.first), kv.second);
     return percent_format(fmt, Value::dict(std::move(d)));
   }
-  return percent_format(fmt, Value::tuple(a.args));
+  return percent_format(fmt, Value::tuple(std::vector<Value>(a.args.begin(), a.args.end())));
 }
 
 Value f_string(RenderState&, const Value& v, Args& a) {
@@ -923,7 +933,7 @@ Value f_tojson(RenderState&, const Value& v, Args& a) {
     o.item_separator = soft_str(parts[0]);
     o.key_separator = soft_str(parts[1]);
   }
-  return str_v(json_dumps(v, o));
+  return json_dumps_value(v, o);
 }
 
 Value f_xmlattr(RenderState&, const Value& v, Args& a) {

@@ -386,7 +386,7 @@ const DictData& default_globals() {
     add("cycler", "<class 'jinja2.utils.Cycler'>", [](RenderState&, CallArgs& a) {
       no_kwargs("Cycler", a);
       if (a.args.empty()) throw_runtime_error("RuntimeError", "at least one item has to be provided");
-      return Value::object(std::make_shared<Cycler>(a.args));
+      return Value::object(std::make_shared<Cycler>(std::vector<Value>(a.args.begin(), a.args.end())));
     });
     add("joiner", "<class 'jinja2.utils.Joiner'>", [](RenderState&, CallArgs& a) {
       ArgBinder b("Joiner", a, {"sep"});

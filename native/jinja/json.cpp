@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "arena.h"
 #include "bigint.h"
 #include "errors.h"
 #include "operators.h"
@@ -28,10 +29,14 @@ struct Dumper {
   const JsonDumpsOptions& opt;
   std::string out;
   std::string item_sep, key_sep;
+  // Whether `out` is pure ASCII, so the str value made from it needs no
+  // second scan (see json_dumps_value).
+  bool ascii_out = true;
 
   explicit Dumper(const JsonDumpsOptions& o) : opt(o) {
     item_sep = o.item_separator ? *o.item_separator : (o.indent ? "," : ", ");
     key_sep = o.key_separator ? *o.key_separator : ": ";
+    ascii_out = unicode::is_ascii(item_sep) && unicode::is_ascii(key_sep) && (!o.indent || unicode::is_ascii(*o.indent));
   }
 
   void newline(size_t level) {
@@ -40,12 +45,27 @@ struct Dumper {
   }
 
   void str(std::string_view s) {
+    out.reserve(out.size() + s.size() + 2);  // the usual case: no escapes
     out.push_back('"');
     for (size_t i = 0; i < s.size();) {
       unsigned char b = static_cast<unsigned char>(s[i]);
       if (b >= 0x20 && b < 0x80 && b != '"' && b != '\\' && !(b == 0x7f && opt.ensure_ascii)) {
-        // Copy the run of plain ASCII in one go.
+        // Copy the run of plain ASCII in one go, finding its end eight
+        // bytes per step first (same borrow trick as Parser::scan_plain:
+        // the lowest flagged byte is a real stop byte).
         size_t j = i + 1;
+        constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
+        while (j + 8 <= s.size()) {
+          uint64_t v;
+          std::memcpy(&v, s.data() + j, 8);
+          uint64_t q = v ^ (kOnes * '"'), b = v ^ (kOnes * '\\'), d = v ^ (kOnes * 0x7f);
+          uint64_t hit = (((q - kOnes) & ~q) | ((b - kOnes) & ~b) | ((d - kOnes) & ~d) | ((v - kOnes * 0x20) & ~v) | v) & kHigh;
+          if (hit) {
+            j += __builtin_ctzll(hit) / 8;
+            break;
+          }
+          j += 8;
+        }
         while (j < s.size()) {
           unsigned char c = static_cast<unsigned char>(s[j]);
           if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') break;
@@ -75,6 +95,7 @@ struct Dumper {
       size_t start = i;
       char32_t cp = unicode::decode_next(s, i);
       if (!opt.ensure_ascii) {
+        ascii_out = false;
         out.append(s.data() + start, i - start);
         continue;
       }
@@ -141,23 +162,26 @@ struct Dumper {
         if (level >= kMaxJsonDepth) throw Error(ErrorKind::Limit, "RecursionError", "maximum recursion depth exceeded while encoding a JSON object");
         const auto& entries = v.as_dict().entries();
         if (entries.empty()) { out += "{}"; return; }
-        std::vector<const std::pair<Value, Value>*> order;
-        order.reserve(entries.size());
-        for (const auto& e : entries) order.push_back(&e);
-        if (opt.sort_keys) {
-          // Python sorts the (key, value) items before converting keys, so
-          // mixed key types raise TypeError from the comparison.
-          std::stable_sort(order.begin(), order.end(), [](auto* a, auto* b) { return compare(CmpOp::Lt, a->first, b->first); });
-        }
         out.push_back('{');
         bool first = true;
-        for (auto* e : order) {
+        auto item = [&](const std::pair<Value, Value>& e) {
           if (!first) out += item_sep;
           first = false;
           if (opt.indent) newline(level + 1);
-          key(e->first);
+          key(e.first);
           out += key_sep;
-          value(e->second, level + 1);
+          value(e.second, level + 1);
+        };
+        if (opt.sort_keys) {
+          std::vector<const std::pair<Value, Value>*> order;
+          order.reserve(entries.size());
+          for (const auto& e : entries) order.push_back(&e);
+          // Python sorts the (key, value) items before converting keys, so
+          // mixed key types raise TypeError from the comparison.
+          std::stable_sort(order.begin(), order.end(), [](auto* a, auto* b) { return compare(CmpOp::Lt, a->first, b->first); });
+          for (auto* e : order) item(*e);
+        } else {
+          for (const auto& e : entries) item(e);
         }
         if (opt.indent) newline(level);
         out.push_back('}');
@@ -182,6 +206,11 @@ struct Parser {
   std::string_view s;
   size_t pos = 0;
   size_t depth = 0;
+  Arena* arena = nullptr;  // strings, dicts and lists are allocated here (see arena.h)
+
+  Value make_string(std::string bytes, bool ascii, size_t code_points) {
+    return Value::string(std::allocate_shared<StrData>(ArenaAllocator<StrData>(arena), std::move(bytes), ascii, code_points));
+  }
 
   // Values of the containers being parsed, innermost last. A container
   // pushes its children here and moves them into an exactly sized vector
@@ -223,7 +252,7 @@ struct Parser {
     if (slot.is_str() && slot.as_str() == raw) return slot;
     bool ascii = (high & 0x8080808080808080ull) == 0;
     size_t n = ascii ? raw.size() : count_code_points(raw);
-    slot = Value::string(std::make_shared<const StrData>(std::string(raw), ascii, n));
+    slot = make_string(std::string(raw), ascii, n);
     return slot;
   }
 
@@ -324,7 +353,7 @@ struct Parser {
       pos = p + 1;
       bool ascii = (high & 0x8080808080808080ull) == 0;
       size_t n = ascii ? out.size() : count_code_points(out);
-      return Value::string(std::make_shared<const StrData>(std::move(out), ascii, n));
+      return make_string(std::move(out), ascii, n);
     }
     std::string body = string_body();
     // Escapes were decoded into `body`; count its code points in one pass.
@@ -335,7 +364,7 @@ struct Parser {
       cont += (c & 0xC0) == 0x80;
     }
     size_t n = body.size();
-    return Value::string(std::make_shared<const StrData>(std::move(body), hi < 0x80, hi < 0x80 ? n : n - cont));
+    return make_string(std::move(body), hi < 0x80, hi < 0x80 ? n : n - cont);
   }
 
   std::string string_body() {
@@ -343,11 +372,8 @@ struct Parser {
     std::string out;
     while (true) {
       size_t run = pos;
-      while (pos < s.size()) {
-        unsigned char c = static_cast<unsigned char>(s[pos]);
-        if (c == '"' || c == '\\' || c < 0x20) break;
-        ++pos;
-      }
+      uint64_t high_unused = 0;
+      pos = scan_plain(pos, high_unused);
       out.append(s.data() + run, pos - run);
       if (pos >= s.size()) fail("Unterminated string starting at", begin);
       char c = s[pos];
@@ -478,7 +504,7 @@ struct Parser {
           }
         }
         --depth;
-        auto d = std::make_shared<DictData>();
+        auto d = std::allocate_shared<DictData>(ArenaAllocator<DictData>(arena));
         d->reserve(dict_stack.size() - first);
         for (size_t k = first; k < dict_stack.size(); ++k)
           d->set(std::move(dict_stack[k].first), std::move(dict_stack[k].second));
@@ -506,10 +532,10 @@ struct Parser {
           }
         }
         --depth;
-        std::vector<Value> items(std::make_move_iterator(list_stack.begin() + first),
-                                 std::make_move_iterator(list_stack.end()));
+        auto d = std::allocate_shared<ListData>(ArenaAllocator<ListData>(arena));
+        d->items.assign(std::make_move_iterator(list_stack.begin() + first), std::make_move_iterator(list_stack.end()));
         list_stack.resize(first);
-        return Value::list(std::move(items));
+        return Value::list_from(std::move(d));
       }
       case 'n': if (match("null")) return Value::none(); break;
       case 't': if (match("true")) return Value::boolean(true); break;
@@ -534,8 +560,22 @@ std::string json_dumps(const Value& v, const JsonDumpsOptions& options) {
   return std::move(d.out);
 }
 
+Value json_dumps_value(const Value& v, const JsonDumpsOptions& options) {
+  Dumper d(options);
+  d.value(v, 0);
+  if (!d.ascii_out) return Value::string(std::move(d.out));
+  size_t n = d.out.size();
+  return Value::string(make_str_data(std::move(d.out), true, n));
+}
+
 Value json_loads(std::string_view text) {
+  // The parser's reference to the arena; the values keep it alive after.
+  struct ArenaRef {
+    Arena* a;
+    ~ArenaRef() { a->release(); }
+  } ref{Arena::create(text.size() * 4)};  // chat contexts take ~3-4 bytes of nodes per JSON byte
   Parser p;
+  p.arena = ref.a;
   p.s = text;
   p.list_stack.reserve(64);
   p.dict_stack.reserve(64);

@@ -20,6 +20,8 @@ struct JsonDumpsOptions {
 // json.dumps(v, ...). Non-JSON values (Undefined, functions, objects) raise
 // TypeError ("Object of type Undefined is not JSON serializable").
 std::string json_dumps(const Value& v, const JsonDumpsOptions& options);
+// The same as a str value (the |tojson filter), without rescanning the text.
+Value json_dumps_value(const Value& v, const JsonDumpsOptions& options);
 
 // json.loads(text): key order kept, duplicate keys keep the first position
 // with the last value, exact big ints, int/float split, NaN/Infinity/-Infinity.

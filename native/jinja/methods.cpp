@@ -19,28 +19,59 @@ namespace {
 using unicode::decode;
 using unicode::encode;
 
-constexpr std::string_view kStrMethods[] = {
+// A set of method names with a constant-time reject. Every attribute read on
+// a dict/str/list passes through here (getattr comes before the item lookup,
+// as in Jinja2), and almost all of them ("role", "content", ...) are not
+// methods: a bit per (first letter, length) pair rejects those without
+// comparing bytes. All method names are lowercase ASCII, shorter than 32.
+template <size_t N>
+class NameSet {
+ public:
+  consteval NameSet(const std::string_view (&names)[N]) {
+    for (size_t i = 0; i < N; ++i) {
+      names_[i] = names[i];
+      shape_[names[i][0] - 'a'] |= 1u << names[i].size();
+    }
+  }
+  bool contains(std::string_view n) const {
+    if (n.empty() || n.size() >= 32) return false;
+    unsigned first = static_cast<unsigned char>(n[0]) - 'a';
+    if (first >= 26 || !(shape_[first] >> n.size() & 1)) return false;
+    for (std::string_view s : names_)
+      if (s == n) return true;
+    return false;
+  }
+
+ private:
+  std::string_view names_[N] = {};
+  uint32_t shape_[26] = {};
+};
+
+constexpr std::string_view kStrMethodNames[] = {
     "capitalize", "casefold", "center", "count", "encode", "endswith", "expandtabs", "find", "format",
     "format_map", "index", "isalnum", "isalpha", "isascii", "isdecimal", "isdigit", "isidentifier", "islower",
     "isnumeric", "isprintable", "isspace", "istitle", "isupper", "join", "ljust", "lower", "lstrip", "maketrans",
     "partition", "removeprefix", "removesuffix", "replace", "rfind", "rindex", "rjust", "rpartition", "rsplit",
     "rstrip", "split", "splitlines", "startswith", "strip", "swapcase", "title", "translate", "upper", "zfill"};
-constexpr std::string_view kDictSafe[] = {"copy", "fromkeys", "get", "items", "keys", "values"};
-constexpr std::string_view kDictUnsafe[] = {"clear", "pop", "popitem", "setdefault", "update"};
-constexpr std::string_view kListSafe[] = {"copy", "count", "index"};
-constexpr std::string_view kListUnsafe[] = {"append", "clear", "extend", "insert", "pop", "remove", "reverse", "sort"};
-constexpr std::string_view kTupleSafe[] = {"count", "index"};
+constexpr std::string_view kDictSafeNames[] = {"copy", "fromkeys", "get", "items", "keys", "values"};
+constexpr std::string_view kDictUnsafeNames[] = {"clear", "pop", "popitem", "setdefault", "update"};
+constexpr std::string_view kListSafeNames[] = {"copy", "count", "index"};
+constexpr std::string_view kListUnsafeNames[] = {"append", "clear", "extend", "insert", "pop", "remove", "reverse", "sort"};
+constexpr std::string_view kTupleSafeNames[] = {"count", "index"};
+// Safe and unsafe dict methods together: one test per dict attribute read.
+constexpr std::string_view kDictAttrNames[] = {"copy", "fromkeys", "get", "items", "keys", "values",
+                                               "clear", "pop", "popitem", "setdefault", "update"};
+
+constexpr NameSet kStrMethods(kStrMethodNames);
+constexpr NameSet kDictSafe(kDictSafeNames);
+constexpr NameSet kDictUnsafe(kDictUnsafeNames);
+constexpr NameSet kListSafe(kListSafeNames);
+constexpr NameSet kListUnsafe(kListUnsafeNames);
+constexpr NameSet kTupleSafe(kTupleSafeNames);
+constexpr NameSet kDictAttrs(kDictAttrNames);
 
 template <size_t N>
-bool in(const std::string_view (&names)[N], std::string_view n) {
-  // Every attribute read on a dict/str/list passes through here (getattr
-  // comes before the item lookup), so reject on length and first byte
-  // before comparing bytes.
-  if (n.empty()) return false;
-  for (std::string_view s : names)
-    if (s.size() == n.size() && s[0] == n[0] && s == n) return true;
-  return false;
-}
+bool in(const NameSet<N>& names, std::string_view n) { return names.contains(n); }
 
 Value str_value(std::string s) { return Value::string(std::move(s)); }
 
@@ -578,6 +609,8 @@ std::string str_strip(std::string_view s, const Value* chars, bool left, bool ri
   }
   return std::string(s.substr(b, e - b));
 }
+
+bool is_dict_attribute(std::string_view name) { return in(kDictAttrs, name); }
 
 bool lookup_method(const Value& obj, std::string_view name, Value& out) {
   switch (obj.kind()) {

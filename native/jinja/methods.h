@@ -14,6 +14,10 @@ namespace jinja {
 // the type has no such attribute.
 bool lookup_method(const Value& obj, std::string_view name, Value& out);
 
+// Whether `name` is an attribute of dict itself (a method, safe or not), so
+// that getattr finds it before the item of that name.
+bool is_dict_attribute(std::string_view name);
+
 // obj.name(args) without building the bound method, when lookup_method would
 // bind a safe method of obj's builtin type (the common `s.startswith(x)`
 // shape). Returns false, having done nothing, in every other case.

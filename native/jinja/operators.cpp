@@ -32,8 +32,8 @@ std::string type_name(const Value& v) {
 [[noreturn]] void fail_undefined(const Value& u) {
   const UndefinedData* d = u.undefined_data();
   if (!d) throw_undefined_error("None is undefined");
-  if (d->error_type == "SecurityError") throw_security_error(d->hint);
-  throw_runtime_error(d->error_type, d->hint);
+  if (d->error_type == "SecurityError") throw_security_error(d->message());
+  throw_runtime_error(d->error_type, d->message());
 }
 
 bool truthy(const Value& v) {
@@ -183,7 +183,10 @@ Value binary_op(BinOp op, const Value& a, const Value& b) {
         s.reserve(a.as_str().size() + b.as_str().size());
         s += a.as_str();
         s += b.as_str();
-        return am ? make_markup(std::move(s)) : Value::string(std::move(s));
+        if (am) return make_markup(std::move(s));
+        // Code point counts add up, so the result needs no rescan.
+        const StrData &x = a.str_data(), &y = b.str_data();
+        return Value::string(make_str_data(std::move(s), x.ascii && y.ascii, x.length + y.length));
       }
       if (a.is_str()) throw_type_error("can only concatenate str (not \"" + type_name(b) + "\") to str");
       if (a.kind() == Kind::List || a.kind() == Kind::Tuple) {

@@ -2,6 +2,8 @@
 // backed by the generated tables in unicode_tables.cpp.
 #include "unicode.h"
 
+#include <cstring>
+
 #include <algorithm>
 
 namespace jinja::unicode {
@@ -49,9 +51,17 @@ void append_utf8(std::string& out, char32_t cp) {
 }
 
 bool is_ascii(std::string_view s) {
-  for (unsigned char c : s)
-    if (c >= 0x80) return false;
-  return true;
+  // Every new string value is classified here, so test eight bytes per step.
+  constexpr uint64_t kHigh = 0x8080808080808080ull;
+  size_t i = 0;
+  uint64_t acc = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    uint64_t v;
+    std::memcpy(&v, s.data() + i, 8);
+    acc |= v;
+  }
+  for (; i < s.size(); ++i) acc |= static_cast<unsigned char>(s[i]);
+  return (acc & kHigh) == 0;
 }
 
 size_t count_code_points(std::string_view s) {

@@ -7,6 +7,7 @@
 #include "bigint.h"
 #include "errors.h"
 #include "operators.h"
+#include "pool.h"
 #include "unicode.h"
 
 namespace jinja {
@@ -25,6 +26,15 @@ Value Value::undefined(std::string hint, std::string error_type) {
   return v;
 }
 
+Value Value::missing_dict_key(std::string_view key) {
+  Value v;
+  auto d = std::allocate_shared<UndefinedData>(PoolAllocator<UndefinedData>());
+  d->missing_dict_key = key;
+  d->is_missing_dict_key = true;
+  v.ptr_ = std::move(d);
+  return v;
+}
+
 Value Value::big_integer(BigIntData data) {
   BigNum n = BigNum::from_decimal(data.digits, data.negative);
   int64_t i;
@@ -36,10 +46,18 @@ Value Value::big_integer(BigIntData data) {
   return v;
 }
 
+std::shared_ptr<const StrData> make_str_data(std::string utf8) {
+  return std::allocate_shared<StrData>(PoolAllocator<StrData>(), std::move(utf8));
+}
+
+std::shared_ptr<const StrData> make_str_data(std::string utf8, bool is_ascii, size_t code_points) {
+  return std::allocate_shared<StrData>(PoolAllocator<StrData>(), std::move(utf8), is_ascii, code_points);
+}
+
 Value Value::string(std::string utf8) {
   Value v;
   v.kind_ = Kind::Str;
-  v.ptr_ = std::make_shared<StrData>(std::move(utf8));
+  v.ptr_ = make_str_data(std::move(utf8));
   return v;
 }
 
@@ -65,15 +83,19 @@ void check_nesting(size_t child_depth) {
 }
 
 Value Value::list(std::vector<Value> items) {
+  auto d = std::allocate_shared<ListData>(PoolAllocator<ListData>());
+  d->items = std::move(items);
+  return list_from(std::move(d));
+}
+
+Value Value::list_from(std::shared_ptr<ListData> d) {
   Value v;
   v.kind_ = Kind::List;
-  auto d = std::make_shared<ListData>();
   size_t deepest = 0;
-  for (const Value& item : items)
+  for (const Value& item : d->items)
     if (item.kind_ >= Kind::List) deepest = std::max(deepest, nesting_depth(item));
   check_nesting(deepest);
   d->depth = uint32_t(deepest + 1);
-  d->items = std::move(items);
   v.ptr_ = std::move(d);
   return v;
 }

@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include "pool.h"
+
 namespace jinja {
 
 class Value;
@@ -47,14 +49,28 @@ struct StrData {
   bool markup = false;  // produced by |safe / |escape (printing is the same)
 };
 
+// A str value's data from the per-thread block pool (see pool.h); the
+// producers that already know ASCII-ness and length pass them.
+std::shared_ptr<const StrData> make_str_data(std::string utf8);
+std::shared_ptr<const StrData> make_str_data(std::string utf8, bool is_ascii, size_t code_points);
+
 struct BigIntData {
   bool negative = false;
   std::string digits;  // magnitude in decimal, no leading zeros
 };
 
 struct UndefinedData {
-  std::string hint;                         // message used when the undefined is misused
+  std::string hint;                         // message used when the undefined is misused (see message())
   std::string error_type = "UndefinedError";  // "SecurityError" for unsafe attributes
+  // A missing dict item read as an attribute (`message.tool_calls`) keeps
+  // only the key: templates mostly test such undefineds (`is defined`) or
+  // print them as "", so the message is built only when an error needs it.
+  std::string missing_dict_key;
+  bool is_missing_dict_key = false;
+  std::string message() const {
+    if (is_missing_dict_key) return "'dict object' has no attribute '" + missing_dict_key + "'";
+    return hint;
+  }
 };
 
 // Containers may nest at most this deep (JSON input, repr and json.dumps use
@@ -69,6 +85,9 @@ struct ListData {
 
 class DictData {
  public:
+  // Entry arrays are small and churn with every parsed context: pooled.
+  using Entries = std::vector<std::pair<Value, Value>, PoolAllocator<std::pair<Value, Value>>>;
+
   DictData() = default;
   DictData(const DictData& other) : entries_(other.entries_), depth_(other.depth_) { if (other.index_) build_index(); }
   DictData& operator=(const DictData&) = delete;
@@ -78,7 +97,7 @@ class DictData {
   const Value* find_str(std::string_view key) const;
   size_t size() const { return entries_.size(); }
   size_t depth() const { return depth_; }  // 1 + deepest nested container among values
-  const std::vector<std::pair<Value, Value>>& entries() const { return entries_; }
+  const Entries& entries() const { return entries_; }
   void reserve(size_t n) { entries_.reserve(n); }
   // Empties the dict (the index first: it points into the entries' keys).
   void clear() {
@@ -88,7 +107,7 @@ class DictData {
   }
 
  private:
-  std::vector<std::pair<Value, Value>> entries_;
+  Entries entries_;
   uint32_t depth_ = 1;
   // Index over string keys, built lazily once the dict grows past a few
   // entries. Not thread-safe to build: dicts are filled by one thread and
@@ -102,7 +121,9 @@ class DictData {
 };
 
 struct CallArgs {
-  std::vector<Value> args;
+  // Argument arrays live for one call: pooled (see pool.h).
+  using Positional = std::vector<Value, PoolAllocator<Value>>;
+  Positional args;
   std::vector<std::pair<std::string, Value>> kwargs;
   const Value* kwarg(std::string_view name) const;
 };
@@ -152,6 +173,8 @@ class Value {
   Value() : kind_(Kind::Undefined) { num_.i = 0; }  // a plain undefined
 
   static Value undefined(std::string hint, std::string error_type = "UndefinedError");
+  // The undefined for a missing dict attribute (see UndefinedData).
+  static Value missing_dict_key(std::string_view key);
   static Value none() { Value v; v.kind_ = Kind::None; return v; }
   static Value boolean(bool b) { Value v; v.kind_ = Kind::Bool; v.num_.b = b; return v; }
   static Value integer(int64_t i) { Value v; v.kind_ = Kind::Int; v.num_.i = i; return v; }
@@ -161,6 +184,9 @@ class Value {
   static Value string(std::shared_ptr<const StrData> data);
   static Value list(std::vector<Value> items);
   static Value tuple(std::vector<Value> items);
+  // A list whose ListData was allocated by the caller (the JSON parser takes
+  // it from its arena); sets the nesting depth like list().
+  static Value list_from(std::shared_ptr<ListData> data);
   static Value dict(std::shared_ptr<const DictData> data);
   static Value function(std::shared_ptr<const FunctionData> fn);
   static Value object(std::shared_ptr<Object> obj);
