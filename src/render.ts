@@ -1,7 +1,7 @@
 /**
  * renderChat: request -> validate -> vLLM post-processing -> marshal -> native render -> prompt.
  */
-import { buildTemplateContext, cutContinueFinal, type ArgumentsPolicy, type BuiltContext, type ContentFormat } from './conversation';
+import { buildTemplateContext, cutContinueFinal, toRequestValue, type ArgumentsPolicy, type BuiltContext, type ContentFormat } from './conversation';
 import { BackendError, TemplateLoadError } from './errors';
 import { wallClock, type NowInput } from './native/clock';
 import { CompiledTemplate, compileTemplate, type NativeRenderOptions, type RenderLimits } from './native/embedded';
@@ -60,13 +60,14 @@ interface Prepared {
   contentFormat: ContentFormat;
 }
 
-function hasTools(request: unknown): boolean {
-  if (typeof request === 'string') return /"tools"\s*:\s*\[\s*[^\]\s]/.test(request);
-  const tools = (request as { tools?: unknown } | null)?.tools;
+function hasTools(request: Record<string, unknown>): boolean {
+  const tools = request.tools;
   return Array.isArray(tools) && tools.length > 0;
 }
 
-function prepare(request: unknown, options: RenderChatOptions): Prepared {
+function prepare(input: unknown, options: RenderChatOptions): Prepared {
+  // Raw request text is decoded once, losslessly, before anything looks at it.
+  const request = toRequestValue(input);
   const backend = options.backend ?? 'embedded';
   if (backend !== 'embedded' && backend !== 'vllm.cpp') throw new BackendError(`unknown backend ${JSON.stringify(backend)}`);
   let compiled: CompiledTemplate;

@@ -52,7 +52,8 @@ export * from '../protocol/schemas';
 
 const has = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
 
-function toRequestValue(request: unknown): Record<string, unknown> {
+/** The request as a value: raw JSON text is decoded with Python json.loads semantics. */
+export function toRequestValue(request: unknown): Record<string, unknown> {
   let value = request;
   if (typeof request === 'string') {
     try {

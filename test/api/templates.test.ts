@@ -31,6 +31,10 @@ describe('template loading', () => {
     expect(renderChat(req, { templatePath: listConfig }).prompt).toBe('D:<s>hi</s>');
     expect(renderChat(withTools, { templatePath: listConfig }).prompt).toBe('T:1');
     expect(renderChat(req, { templatePath: path.dirname(listConfig), bosToken: '[B]' }).prompt).toBe('D:[B]hi</s>');
+    // the same from raw request text; text that merely mentions "tools" is no tool list
+    expect(renderChat(JSON.stringify(withTools), { templatePath: listConfig }).prompt).toBe('T:1');
+    const mention = JSON.stringify({ messages: [{ role: 'user', content: '{"tools": [1]}' }] });
+    expect(renderChat(mention, { templatePath: listConfig }).prompt).toBe('D:<s>{"tools": [1]}</s>');
   });
 
   it('a string chat_template is used as is; chat_template.jinja in a model directory wins', () => {
