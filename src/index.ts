@@ -17,6 +17,7 @@ export * from './protocol/schemas';
 export { parsePyJson, serializePyJson } from './protocol/pyjson';
 export { parseToolCalls, createStreamingToolParser, accumulateDeltas, TOOL_PARSERS } from './parsers';
 export type {
+  EndOptions,
   ParseResult,
   ParsedToolCall,
   StreamDelta,

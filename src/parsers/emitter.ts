@@ -49,8 +49,8 @@ export class DeltaSink {
     this.pending.push({ tool_calls: [{ index, function: { arguments: fragment } }] });
   }
 
-  finish(): void {
-    this.pending.push({ finish_reason: this.calls > 0 ? 'tool_calls' : 'stop' });
+  finish(engineReason?: 'stop' | 'length'): void {
+    this.pending.push({ finish_reason: engineReason === 'length' ? 'length' : this.calls > 0 ? 'tool_calls' : 'stop' });
   }
 
   drain(): StreamDelta[] {

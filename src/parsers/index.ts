@@ -15,6 +15,7 @@ import type { ParseOptions, ParseResult, StreamingToolParser } from './types';
 export { accumulateDeltas } from './accumulate';
 export { ToolParseError } from './types';
 export type {
+  EndOptions,
   ParseOptions,
   ParseResult,
   ParsedToolCall,

@@ -12,7 +12,7 @@
 import { ContentFilter, DeltaSink } from './emitter';
 import { findFirst, partialSuffixLen } from './scan';
 import { ToolParseError } from './types';
-import type { ParseOptions, StreamDelta, StreamingToolParser } from './types';
+import type { EndOptions, ParseOptions, StreamDelta, StreamingToolParser } from './types';
 
 export abstract class TextMachine implements StreamingToolParser {
   protected buf = '';
@@ -37,14 +37,14 @@ export abstract class TextMachine implements StreamingToolParser {
     return this.sink.drain();
   }
 
-  end(): StreamDelta[] {
+  end(options: EndOptions = {}): StreamDelta[] {
     if (this.ended) throw new ToolParseError('end() called twice');
     this.ended = true;
     this.eof = true;
     this.pump();
     this.finishOpenCall();
     this.content.end();
-    this.sink.finish();
+    this.sink.finish(options.finishReason);
     return this.sink.drain();
   }
 

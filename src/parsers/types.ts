@@ -34,12 +34,21 @@ export interface ToolCallDelta {
 export interface StreamDelta {
   content?: string;
   tool_calls?: ToolCallDelta[];
-  finish_reason?: 'tool_calls' | 'stop';
+  finish_reason?: 'tool_calls' | 'stop' | 'length';
+}
+
+export interface EndOptions {
+  /**
+   * Why the engine stopped generating. 'length' (the output was cut off) is
+   * reported as finish_reason 'length' even when calls were opened, so an
+   * agent does not run a half-formed call; vLLM itself reports 'tool_calls'.
+   */
+  finishReason?: 'stop' | 'length';
 }
 
 export interface StreamingToolParser {
   push(chunk: string): StreamDelta[];
-  end(): StreamDelta[];
+  end(options?: EndOptions): StreamDelta[];
 }
 
 export { ToolParseError } from '../errors';

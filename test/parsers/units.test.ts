@@ -223,3 +223,22 @@ describe('large outputs', () => {
     }
   });
 });
+
+describe('finish_reason when the engine cut the output off', () => {
+  it("reports 'length' instead of 'tool_calls' for a truncated call, and the call has no arguments", () => {
+    const p = createStreamingToolParser({ parser: 'gemma4', idGenerator: () => 'id0' });
+    const deltas = [...p.push('<|tool_call>call:terminal{command:<|"|>da'), ...p.end({ finishReason: 'length' })];
+    expect(deltas[deltas.length - 1]!.finish_reason).toBe('length');
+    const r = accumulateDeltas(deltas);
+    expect(r.tool_calls).toEqual([{ id: 'id0', type: 'function', function: { name: 'terminal', arguments: '' } }]);
+  });
+
+  it("keeps 'tool_calls' / 'stop' when the engine stopped normally", () => {
+    const a = createStreamingToolParser({ parser: 'hermes', idGenerator: () => 'x' });
+    const d1 = [...a.push('<tool_call>{"name": "f", "arguments": {}}</tool_call>'), ...a.end({ finishReason: 'stop' })];
+    expect(d1[d1.length - 1]!.finish_reason).toBe('tool_calls');
+    const b = createStreamingToolParser({ parser: 'hermes' });
+    const d2 = [...b.push('plain answer'), ...b.end()];
+    expect(d2[d2.length - 1]!.finish_reason).toBe('stop');
+  });
+});
