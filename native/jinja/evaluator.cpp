@@ -262,15 +262,11 @@ class Evaluator {
         assign(*s.target, eval(*s.cond, sc), sc);
         return Flow::Normal;
       case StmtKind::SetBlock: {
-        NestGuard g(*this);
-        std::string buf;
-        Scope* inner = acquire(sc);
-        ScopeHolder h{*this, inner};
-        prebind(inner, s.prebind);
-        Flow f = exec_body(s.body, inner, buf);
+        Value v;
+        Flow f = capture_body(s, sc, [&](Value text, Scope* inner) {
+          v = s.iter ? eval_filter_chain(*s.iter, inner, text) : std::move(text);
+        });
         if (f != Flow::Normal) return f;
-        Value v = Value::string(std::move(buf));
-        if (s.iter) v = eval_filter_chain(*s.iter, inner, v);
         if (s.target->kind == ExprKind::NsRef) {
           // A block set stores with item assignment and no namespace check.
           Value ns = lookup(sc, s.target->name);
@@ -288,17 +284,8 @@ class Evaluator {
         return Flow::Normal;
       case StmtKind::CallBlock:
         return call_block(s, sc, out);
-      case StmtKind::FilterBlock: {
-        NestGuard g(*this);
-        std::string buf;
-        Scope* inner = acquire(sc);
-        ScopeHolder h{*this, inner};
-        prebind(inner, s.prebind);
-        Flow f = exec_body(s.body, inner, buf);
-        if (f != Flow::Normal) return f;
-        write(out, eval_filter_chain(*s.iter, inner, Value::string(std::move(buf))));
-        return Flow::Normal;
-      }
+      case StmtKind::FilterBlock:
+        return capture_body(s, sc, [&](Value text, Scope* inner) { write(out, eval_filter_chain(*s.iter, inner, text)); });
       case StmtKind::With: {
         NestGuard g(*this);
         std::vector<Value> vals;
@@ -414,6 +401,22 @@ class Evaluator {
   }
 
   std::vector<std::shared_ptr<std::vector<Value>>> keep_alive_;
+
+  // Renders a block's body ({% set x %}...{% endset %}, {% filter %}) into a
+  // string in a fresh child scope, then hands the text to `use` while that
+  // scope is still alive (filters applied to the text may read from it).
+  template <class Use>
+  Flow capture_body(const Stmt& s, Scope* sc, Use&& use) {
+    NestGuard g(*this);
+    std::string buf;
+    Scope* inner = acquire(sc);
+    ScopeHolder h{*this, inner};
+    prebind(inner, s.prebind);
+    Flow f = exec_body(s.body, inner, buf);
+    if (f != Flow::Normal) return f;
+    use(Value::string(std::move(buf)), inner);
+    return Flow::Normal;
+  }
 
   Flow call_block(const Stmt& s, Scope* sc, std::string& out) {
     NestGuard g(*this);
