@@ -12,8 +12,9 @@
  * the same bytes `json.dumps` would produce for the whole object.
  */
 import { callHexId } from './emitter';
-import { JsonObject, JsonValue, dumpString, dumps, tryParseJson } from './json';
+import { PyDict, PyValue, isPyDict, makePyDict, pyEntries, pyJsonDumps } from '../protocol/pyjson';
 import { TextMachine } from './machine';
+import { tryLoads } from './pyvalue';
 import { coerceToSchemaType, extractTypes, findToolProperties } from './schema';
 import { findFirst, partialSuffixLen } from './scan';
 import type { ParseOptions } from './types';
@@ -155,36 +156,35 @@ export class DsmlParser extends TextMachine {
     this.emitParam(p.name, this.convert(p));
   }
 
-  private convert(p: Param): JsonValue {
+  private convert(p: Param): PyValue {
     if (p.isString) return p.raw;
     const props = this.call!.props;
     // Typed values follow the schema; undeclared ones are JSON when they parse.
     return coerceToSchemaType(p.raw, props && p.name in props ? extractTypes(props[p.name]) : []);
   }
 
-  private emitParam(name: string, value: JsonValue): void {
+  private emitParam(name: string, value: PyValue): void {
     const call = this.call!;
     // Bytes already streamed cannot be replaced, so a repeated key keeps its first value.
     if (call.emitted.has(name)) return;
     const prefix = call.emitted.size === 0 ? '{' : ', ';
     call.emitted.add(name);
-    this.sink.args(call.index, `${prefix}${dumpString(name)}: ${dumps(value)}`);
+    this.sink.args(call.index, `${prefix}${pyJsonDumps(name)}: ${pyJsonDumps(value)}`);
   }
 
   /** Unwrap `{"arguments": {...}}` into `{...}` with schema-typed values. */
-  private unwrap(p: Param): JsonObject | null {
-    const r = tryParseJson(p.raw);
-    if (!r.ok || !(r.value instanceof Map) || r.value.size === 0) return null;
+  private unwrap(p: Param): PyDict | null {
+    const decoded = tryLoads(p.raw);
+    if (!isPyDict(decoded)) return null;
+    const entries = pyEntries(decoded) as Array<[string, PyValue]>;
+    if (entries.length === 0) return null;
     const props = this.call!.props;
-    const out: JsonObject = new Map();
-    for (const [k, v] of r.value) {
-      if (props && k in props) {
-        out.set(k, coerceToSchemaType(typeof v === 'string' ? v : dumps(v), extractTypes(props[k])));
-      } else {
-        out.set(k, v);
-      }
-    }
-    return out;
+    return makePyDict(
+      entries.map(([k, v]) => [
+        k,
+        props && k in props ? coerceToSchemaType(typeof v === 'string' ? v : pyJsonDumps(v), extractTypes(props[k])) : v,
+      ]),
+    );
   }
 
   private closeCall(cutOff: boolean): void {
@@ -194,7 +194,7 @@ export class DsmlParser extends TextMachine {
       call.held = null;
       const inner = cutOff ? null : this.unwrap(held);
       if (inner) {
-        this.sink.args(call.index, dumps(inner));
+        this.sink.args(call.index, pyJsonDumps(inner));
         this.call = null;
         return;
       }

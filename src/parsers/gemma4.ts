@@ -9,8 +9,9 @@
  */
 import { chatcmplToolId } from './emitter';
 import { repairSpuriousEscapes } from './gemma4-escapes';
-import { JsonObject, JsonValue, dumps, floatNumber, intNumber, pyFloat, pyIntText } from './json';
+import { PyDict, PyValue, makePyDict, makePyFloat, pyJsonDumps } from '../protocol/pyjson';
 import { TextMachine } from './machine';
+import { pyFloat, pyInt } from './pyvalue';
 import { coerceToSchemaType, extractTypes, findToolProperties, isDict } from './schema';
 import { isPrefixOfAny } from './scan';
 import type { ParseOptions } from './types';
@@ -78,7 +79,7 @@ export class Gemma4Parser extends TextMachine {
     if (index < 0) return false; // at eof: cut off, arguments stay ""
     const raw = this.take(index);
     this.take(CALL_END.length);
-    this.sink.args(this.callIndex, dumps(convertArguments(raw, this.callName, this.opts)));
+    this.sink.args(this.callIndex, pyJsonDumps(convertArguments(raw, this.callName, this.opts)));
     this.state = 'content';
     return true;
   }
@@ -186,19 +187,19 @@ function parseArrayBody(s: string): Node[] {
  * Typing of a bare value when no schema describes it (vLLM's pre-engine
  * parser): booleans, null spellings, floats when there is a `.`, ints.
  */
-function literalType(raw: string): JsonValue {
+function literalType(raw: string): PyValue {
   if (raw === 'true') return true;
   if (raw === 'false') return false;
   if (['null', 'none', 'nil'].includes(raw.toLowerCase())) return null;
   if (raw.includes('.')) {
     const f = pyFloat(raw);
-    return f === null ? raw : floatNumber(f);
+    return f === null ? raw : makePyFloat(f);
   }
-  const i = pyIntText(raw);
-  return i === null ? raw : intNumber(i);
+  const i = pyInt(raw);
+  return i === null ? raw : i;
 }
 
-function convertNode(node: Node, schema: unknown, key: string, tool: string): JsonValue {
+function convertNode(node: Node, schema: unknown, key: string, tool: string): PyValue {
   switch (node.kind) {
     case 'str': {
       const text = node.quoted ? repairSpuriousEscapes(node.raw, key, tool) : node.raw;
@@ -207,9 +208,7 @@ function convertNode(node: Node, schema: unknown, key: string, tool: string): Js
     }
     case 'obj': {
       const props = isDict(schema) && isDict(schema.properties) ? schema.properties : undefined;
-      const out: JsonObject = new Map();
-      for (const [k, v] of node.entries) out.set(k, convertNode(v, props?.[k], k, tool));
-      return out;
+      return makePyDict([...node.entries].map(([k, v]) => [k, convertNode(v, props?.[k], k, tool)] as const));
     }
     case 'arr': {
       const items = isDict(schema) ? schema.items : undefined;
@@ -219,14 +218,14 @@ function convertNode(node: Node, schema: unknown, key: string, tool: string): Js
 }
 
 /** Text between `{` and `<tool_call|>` -> the arguments object. */
-export function convertArguments(raw: string, tool: string, opts: ParseOptions): JsonObject {
+export function convertArguments(raw: string, tool: string, opts: ParseOptions): PyDict {
   let body = raw.trim();
   if (body.endsWith('}')) body = body.slice(0, -1);
   const props = findToolProperties(opts.tools, tool);
-  const out: JsonObject = new Map();
+  const entries: Array<[string, PyValue]> = [];
   for (const [k, v] of parseObjectBody(body)) {
     if (k === '') continue;
-    out.set(k, convertNode(v, props?.[k], k, tool));
+    entries.push([k, convertNode(v, props?.[k], k, tool)]);
   }
-  return out;
+  return makePyDict(entries);
 }

@@ -7,7 +7,8 @@
  * Arguments are re-serialized Python-style, as vLLM's non-streaming path does.
  */
 import { chatcmplToolId } from './emitter';
-import { JsonObject, JsonValue, dumps, tryParseJson } from './json';
+import { PyValue, isPyDict, makePyDict, pyJsonDumps } from '../protocol/pyjson';
+import { tryLoads } from './pyvalue';
 import { TextMachine } from './machine';
 import type { ParseOptions } from './types';
 
@@ -42,22 +43,28 @@ export class HermesParser extends TextMachine {
     }
     this.content.callStart();
     const i = this.sink.openCall(call.name);
-    this.sink.args(i, dumps(call.args));
+    this.sink.args(i, pyJsonDumps(call.args));
     return true;
   }
 }
 
-function parseBlock(body: string): { name: string; args: JsonValue } | null {
-  const r = tryParseJson(body);
-  if (!r.ok || !(r.value instanceof Map)) return null;
-  const name = r.value.get('name');
+function parseBlock(body: string): { name: string; args: PyValue } | null {
+  const block = tryLoads(body);
+  if (!isPyDict(block)) return null;
+  const name = hasOwn(block, 'name') ? block.name : undefined;
   if (typeof name !== 'string') return null;
-  let args: JsonValue = r.value.has('arguments') ? r.value.get('arguments')! : (new Map() as JsonObject);
+  // A missing key means no arguments; an explicit `null` is kept as null.
+  let args: PyValue = hasOwn(block, 'arguments') ? block.arguments! : makePyDict([]);
   // A model that writes the arguments as a JSON string would otherwise get a
   // double-encoded string back; use the object it evidently meant.
   if (typeof args === 'string') {
-    const inner = tryParseJson(args);
-    if (inner.ok && inner.value instanceof Map) args = inner.value;
+    const inner = tryLoads(args);
+    if (isPyDict(inner)) args = inner;
   }
   return { name, args };
+}
+
+/** `key in d` for a decoded dict: own keys only, never Object.prototype's. */
+function hasOwn(d: object, key: string): boolean {
+  return Object.prototype.hasOwnProperty.call(d, key);
 }

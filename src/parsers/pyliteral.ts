@@ -5,7 +5,11 @@
  * numbers, bytes, expressions) is rejected, which callers treat the same as
  * a Python SyntaxError/ValueError.
  */
-import { JsonNumber, JsonObject, JsonValue, floatNumber, intNumber, pyFloat, pyIntText } from './json';
+import { PyDict, PyFloat, PyValue, isPyDict, makePyDict, makePyFloat, makePyInt, pyJsonDumps } from '../protocol/pyjson';
+import { pyFloat, pyInt } from './pyvalue';
+
+/** A number in the value model: int (number or bigint) or float (number or PyFloat). */
+type PyNumber = number | bigint | PyFloat;
 
 class LiteralError extends Error {}
 
@@ -30,7 +34,7 @@ class PyReader {
     }
   }
 
-  expr(): JsonValue {
+  expr(): PyValue {
     this.skip();
     const first = this.atom();
     this.skip();
@@ -47,7 +51,7 @@ class PyReader {
     return items;
   }
 
-  atom(): JsonValue {
+  atom(): PyValue {
     const s = this.s;
     const c = s[this.pos];
     if (c === '[') return this.seq(']');
@@ -89,23 +93,23 @@ class PyReader {
     return this.number();
   }
 
-  number(): JsonNumber {
+  number(): PyNumber {
     const m = /^(?:0[xX](?:_?[0-9a-fA-F])+|0[oO](?:_?[0-7])+|0[bB](?:_?[01])+|(?:\d(?:_?\d)*)?\.?(?:\d(?:_?\d)*)?(?:[eE][+-]?\d(?:_?\d)*)?)/.exec(
       this.s.slice(this.pos),
     );
     const tok = m?.[0] ?? '';
     if (!tok || tok === '.' || /[jJ]/.test(this.s[this.pos + tok.length] ?? '')) throw new LiteralError('bad number');
     this.pos += tok.length;
-    if (/^0[xXoObB]/.test(tok)) return intNumber(BigInt(tok.replace(/_/g, '').toLowerCase()).toString());
-    const asInt = pyIntText(tok);
+    if (/^0[xXoObB]/.test(tok)) return makePyInt(BigInt(tok.replace(/_/g, '').toLowerCase()));
+    const asInt = pyInt(tok);
     // Python forbids `007`-style decimal literals (but allows `0`, `00`).
     if (asInt !== null) {
       if (/^0+[1-9]/.test(tok.replace(/_/g, ''))) throw new LiteralError('leading zeros');
-      return intNumber(asInt);
+      return asInt;
     }
     const f = pyFloat(tok);
     if (f === null) throw new LiteralError('bad number');
-    return floatNumber(f);
+    return makePyFloat(f);
   }
 
   str(raw: boolean): string {
@@ -164,9 +168,9 @@ class PyReader {
     return out;
   }
 
-  seq(closer: string): JsonValue[] {
+  seq(closer: string): PyValue[] {
     this.pos++;
-    const out: JsonValue[] = [];
+    const out: PyValue[] = [];
     for (;;) {
       this.skip();
       if (this.s[this.pos] === closer) {
@@ -180,9 +184,9 @@ class PyReader {
     }
   }
 
-  seqAfterFirst(closer: string, first: JsonValue): JsonValue[] {
+  seqAfterFirst(closer: string, first: PyValue): PyValue[] {
     // Called with the cursor on the ',' that follows the first element.
-    const out: JsonValue[] = [first];
+    const out: PyValue[] = [first];
     for (;;) {
       this.skip();
       if (this.s[this.pos] === ',') {
@@ -199,23 +203,23 @@ class PyReader {
     }
   }
 
-  dict(): JsonObject {
+  dict(): PyDict {
     this.pos++;
-    const out: JsonObject = new Map();
+    const entries: Array<[string, PyValue]> = [];
     for (;;) {
       this.skip();
       if (this.s[this.pos] === '}') {
         this.pos++;
-        return out;
+        return makePyDict(entries);
       }
       const key = this.atom();
       // json.dumps only accepts str/int/float/bool/None keys and stringifies them.
-      if (key !== null && (Array.isArray(key) || key instanceof Map)) throw new LiteralError('unhashable key');
+      if (Array.isArray(key) || isPyDict(key)) throw new LiteralError('unhashable key');
       this.skip();
       if (this.s[this.pos] !== ':') throw new LiteralError('set literal or bad dict');
       this.pos++;
       this.skip();
-      out.set(keyText(key), this.atom());
+      entries.push([keyText(key), this.atom()]);
       this.skip();
       if (this.s[this.pos] === ',') this.pos++;
       else if (this.s[this.pos] !== '}') throw new LiteralError('bad dict');
@@ -223,21 +227,20 @@ class PyReader {
   }
 }
 
-function keyText(k: string | boolean | null | JsonNumber): string {
-  if (typeof k === 'string') return k;
-  if (k === null) return 'null';
-  if (typeof k === 'boolean') return k ? 'true' : 'false';
-  return k.text;
+/** json.dumps writes a non-str key as its JSON text: `1` -> "1", `1.5` -> "1.5", `True` -> "true". */
+function keyText(k: string | boolean | null | PyNumber): string {
+  return typeof k === 'string' ? k : pyJsonDumps(k);
 }
 
-function negate(v: JsonNumber): JsonNumber {
-  if (v.text.startsWith('-')) return new JsonNumber(v.text.slice(1));
-  if (v.text === '0') return v;
-  return new JsonNumber(`-${v.text}`);
+function negate(v: PyNumber): PyNumber {
+  if (v instanceof PyFloat) return new PyFloat(-v.value);
+  // Python's int has no -0: `-0` is the int 0 (the float -0.0 is a PyFloat above).
+  if (typeof v === 'bigint') return makePyInt(-v);
+  return v === 0 ? 0 : -v;
 }
 
 /** `ast.literal_eval(text)`; `undefined` when Python would raise. */
-export function literalEval(text: string): JsonValue | undefined {
+export function literalEval(text: string): PyValue | undefined {
   // literal_eval strips leading spaces and tabs before parsing.
   const src = text.replace(/^[ \t]+/, '');
   try {

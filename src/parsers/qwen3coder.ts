@@ -16,9 +16,10 @@
  * JSON fragment per finished parameter.
  */
 import { callHexId } from './emitter';
-import { JsonValue, dumpString, dumps, floatNumber, intNumber, pyFloat, pyIntText, tryParseJson, wholeFloatAsInt } from './json';
+import { PyValue, pyJsonDumps } from '../protocol/pyjson';
 import { TextMachine } from './machine';
 import { literalEval } from './pyliteral';
+import { intIfWhole, pyFloat, pyInt, tryLoads } from './pyvalue';
 import { findToolProperties, isDict } from './schema';
 import { findFirst, firstNonWs, isPrefixOfAny, partialSuffixLen } from './scan';
 import type { ParseOptions } from './types';
@@ -201,13 +202,13 @@ export class Qwen3CoderParser extends TextMachine {
     return true;
   }
 
-  private emitParam(name: string, value: JsonValue): void {
+  private emitParam(name: string, value: PyValue): void {
     const call = this.call!;
     // Bytes already streamed cannot be replaced, so a repeated key keeps its first value.
     if (call.emitted.has(name)) return;
     const prefix = call.emitted.size === 0 ? '{' : ', ';
     call.emitted.add(name);
-    this.sink.args(call.index, `${prefix}${dumpString(name)}: ${dumps(value)}`);
+    this.sink.args(call.index, `${prefix}${pyJsonDumps(name)}: ${pyJsonDumps(value)}`);
   }
 
   private closeCall(cutOff: boolean): void {
@@ -232,7 +233,7 @@ function pyStr(v: unknown): string {
 const STRING_TYPES = ['string', 'str', 'text', 'varchar', 'char', 'enum'];
 
 /** vLLM's Qwen3-Coder value conversion, driven by `properties[name]`. */
-export function convertParamValue(value: string, name: string, props: Record<string, unknown>): JsonValue {
+export function convertParamValue(value: string, name: string, props: Record<string, unknown>): PyValue {
   if (!(name in props)) return value;
   const schema = props[name];
   let type = 'string';
@@ -257,23 +258,23 @@ export function convertParamValue(value: string, name: string, props: Record<str
   if (STRING_TYPES.includes(type)) return value;
   if (lower === 'null' || lower === 'none') return null;
   if (['int', 'uint', 'long', 'short', 'unsigned'].some((p) => type.startsWith(p))) {
-    const i = pyIntText(value);
-    return i === null ? value : intNumber(i);
+    const i = pyInt(value);
+    return i === null ? value : i;
   }
   if (type.startsWith('num') || type.startsWith('float')) {
     const f = pyFloat(value);
     // Non-finite values cannot become ints; keep the text.
     if (f === null || !Number.isFinite(f)) return value;
-    return Number.isInteger(f) ? wholeFloatAsInt(f) : floatNumber(f);
+    return intIfWhole(f);
   }
   if (['boolean', 'bool', 'binary'].includes(type)) return lower === 'true';
   const container = ['object', 'array', 'arr'].includes(type) || type.startsWith('dict') || type.startsWith('list');
   if (container) {
-    const r = tryParseJson(value);
-    if (r.ok) {
+    const decoded = tryLoads(value);
+    if (decoded !== undefined) {
       // A JSON-quoted Python repr ("{'k': 'v'}") gets one more decode.
-      if (typeof r.value === 'string') return literalEval(r.value) ?? r.value;
-      return r.value;
+      if (typeof decoded === 'string') return literalEval(decoded) ?? decoded;
+      return decoded;
     }
   }
   const lit = literalEval(value);

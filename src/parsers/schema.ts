@@ -2,7 +2,8 @@
  * Tool-schema lookup and vLLM's schema-driven value coercion
  * (`extract_types_from_schema` / `coerce_to_schema_type` behaviour).
  */
-import { JsonValue, floatNumber, isFiniteJson, intNumber, pyFloat, pyIntText, tryParseJson, wholeFloatAsInt } from './json';
+import { PyValue, isPyDict } from '../protocol/pyjson';
+import { intIfWhole, pyFloat, pyInt, tryLoads } from './pyvalue';
 import type { ToolShape } from './types';
 
 type Dict = Record<string, unknown>;
@@ -75,7 +76,7 @@ const TYPE_PRIORITY = ['null', 'integer', 'number', 'boolean', 'object', 'array'
  * priority order. Falls back to `json.loads`, then to the raw string. An
  * empty `types` list therefore means "JSON if it parses, else text".
  */
-export function coerceToSchemaType(value: string, types: readonly string[]): JsonValue {
+export function coerceToSchemaType(value: string, types: readonly string[]): PyValue {
   const normalized = new Set(types.map((t) => {
     const k = t.trim().toLowerCase();
     return TYPE_ALIASES[k] ?? k;
@@ -89,13 +90,13 @@ export function coerceToSchemaType(value: string, types: readonly string[]): Jso
       case 'string':
         return value;
       case 'integer': {
-        const i = pyIntText(value);
-        if (i !== null) return intNumber(i);
+        const i = pyInt(value);
+        if (i !== null) return i;
         break;
       }
       case 'number': {
         const f = pyFloat(value);
-        if (f !== null && Number.isFinite(f)) return Number.isInteger(f) ? wholeFloatAsInt(f) : floatNumber(f);
+        if (f !== null && Number.isFinite(f)) return intIfWhole(f);
         break;
       }
       case 'boolean': {
@@ -106,12 +107,20 @@ export function coerceToSchemaType(value: string, types: readonly string[]): Jso
       }
       case 'object':
       case 'array': {
-        const r = tryParseJson(value);
-        if (r.ok && isFiniteJson(r.value)) return r.value;
+        const v = tryLoads(value);
+        if (v !== undefined && allFinite(v)) return v;
         break;
       }
     }
   }
-  const r = tryParseJson(value);
-  return r.ok && isFiniteJson(r.value) ? r.value : value;
+  const v = tryLoads(value);
+  return v !== undefined && allFinite(v) ? v : value;
+}
+
+/** No NaN or Infinity anywhere in a decoded value (integral floats and ints are always finite). */
+function allFinite(v: PyValue): boolean {
+  if (typeof v === 'number') return Number.isFinite(v);
+  if (Array.isArray(v)) return v.every(allFinite);
+  if (isPyDict(v)) return Object.values(v).every(allFinite);
+  return true;
 }

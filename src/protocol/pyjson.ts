@@ -174,6 +174,16 @@ export function makePyDict(entries: Iterable<readonly [string, unknown]>): PyDic
   return obj as PyDict;
 }
 
+/** A Python int in the model: a number in the safe range, else an exact bigint. */
+export function makePyInt(v: bigint): number | bigint {
+  return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
+}
+
+/** A Python float in the model: integral values (and -0.0) are wrapped so they stay floats. */
+export function makePyFloat(x: number): number | PyFloat {
+  return Number.isInteger(x) || Object.is(x, -0) ? new PyFloat(x) : x;
+}
+
 /** Python's type name of a value in the model. */
 export function pyTypeName(v: unknown): string {
   if (v === null || v === undefined) return 'NoneType';
@@ -526,6 +536,17 @@ function escapeString(s: string): string {
   return NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : '"' + s + '"';
 }
 
+/**
+ * What Python's `json.dumps(s, ensure_ascii=False)` writes for a str: only
+ * `"`, `\\` and C0 controls are escaped; lone surrogates stay raw (Python
+ * leaves them in the str). JSON.stringify spells each escaped character the
+ * way Python does (`\n`, lowercase `\u001f`).
+ */
+const DUMPS_ESCAPE = /[\x00-\x1f"\\]/g;
+function dumpsString(s: string): string {
+  return '"' + s.replace(DUMPS_ESCAPE, (c) => JSON.stringify(c).slice(1, -1)) + '"';
+}
+
 function numberText(v: number): string {
   if (Number.isNaN(v)) return 'NaN';
   if (v === Infinity) return 'Infinity';
@@ -544,30 +565,59 @@ function floatText(f: PyFloat): string {
   return /[.eE]/.test(t) ? t : t + '.0';
 }
 
+/** Python `json.dumps` spelling of a float: `repr`, with JSON's names for the non-finite values. */
+function dumpsFloat(v: number): string {
+  return Number.isFinite(v) ? pyFloatRepr(v) : numberText(v);
+}
+
+export interface SerializeOptions {
+  /**
+   * Print exactly what Python's `json.dumps(value, ensure_ascii=False)`
+   * prints for the value: floats normalised to `repr` (`1e5` -> `100000.0`,
+   * `2.50` -> `2.5`) instead of keeping their source text, and lone
+   * surrogates left raw instead of escaped. Tool parsers need this because
+   * vLLM re-serializes decoded arguments with `json.dumps`.
+   */
+  pythonDumps?: boolean;
+}
+
 /**
  * Write a value of the model (or plain JS data) as JSON text that Python's
  * `json.loads` reads back into the same Python value. `undefined` object
  * members are skipped (as JSON.stringify does); `undefined` array items
  * become null; Maps with string keys are written as objects.
  */
-export function serializePyJson(value: unknown): string {
-  const e = new Encoder();
+export function serializePyJson(value: unknown, opts?: SerializeOptions): string {
+  const e = new Encoder(opts?.pythonDumps === true);
   e.write(value);
   return e.out;
+}
+
+/** Python's `json.dumps(value, ensure_ascii=False)` of a model value. */
+export function pyJsonDumps(value: unknown): string {
+  return serializePyJson(value, { pythonDumps: true });
 }
 
 class Encoder {
   out = '';
   /** The containers being written (for the cycle check). */
   private readonly stack: object[] = [];
+  private readonly str: (s: string) => string;
+  private readonly key: (k: string) => string;
+
+  constructor(private readonly pythonDumps: boolean) {
+    this.str = pythonDumps ? dumpsString : escapeString;
+    this.key = pythonDumps ? dumpsString : escapeKey;
+  }
 
   write(v: unknown): void {
     switch (typeof v) {
       case 'string':
-        this.out += escapeString(v);
+        this.out += this.str(v);
         return;
       case 'number':
-        this.out += numberText(v);
+        // Integral numbers are ints in the model, so only non-integral ones differ.
+        this.out += this.pythonDumps && !Number.isInteger(v) ? dumpsFloat(v) : numberText(v);
         return;
       case 'bigint':
         this.out += v.toString();
@@ -588,7 +638,7 @@ class Encoder {
       return;
     }
     if (v instanceof PyFloat) {
-      this.out += floatText(v);
+      this.out += this.pythonDumps ? dumpsFloat(v.value) : floatText(v);
       return;
     }
     const stack = this.stack;
@@ -607,7 +657,7 @@ class Encoder {
       let first = true;
       for (const [k, x] of v) {
         if (x === undefined) continue;
-        this.out += (first ? '' : ', ') + escapeKey(String(k)) + ': ';
+        this.out += (first ? '' : ', ') + this.key(String(k)) + ': ';
         first = false;
         this.write(x);
       }
@@ -620,7 +670,7 @@ class Encoder {
         const k = keys[i]!;
         const x = (v as Record<string, unknown>)[k];
         if (x === undefined) continue;
-        this.out += (first ? '' : ', ') + escapeKey(k) + ': ';
+        this.out += (first ? '' : ', ') + this.key(k) + ': ';
         first = false;
         this.write(x);
       }

@@ -4,7 +4,7 @@ import * as path from 'path';
 import { describe, expect, it } from 'vitest';
 import { runParse } from '../../src/cli/parse';
 import { TOOL_PARSERS, ToolParseError, accumulateDeltas, createStreamingToolParser, parseToolCalls } from '../../src/parsers';
-import { dumps, parseJson, pyFloatRepr } from '../../src/parsers/json';
+import { makePyFloat, parsePyJson, pyJsonDumps } from '../../src/protocol/pyjson';
 import { literalEval } from '../../src/parsers/pyliteral';
 import { chunkBy, counterIds, streamDeltas } from './harness';
 
@@ -147,22 +147,22 @@ describe('Python-compatible JSON', () => {
       [1, '1.0'], [0.1, '0.1'], [1e16, '1e+16'], [1.5e-5, '1.5e-05'], [0.0001, '0.0001'], [123456789012345680, '1.2345678901234568e+17'],
       [-0, '-0.0'], [1e22, '1e+22'], [9999999999999998, '9999999999999998.0'], [Infinity, 'Infinity'], [NaN, 'NaN'],
     ];
-    for (const [x, s] of cases) expect(pyFloatRepr(x)).toBe(s);
+    for (const [x, s] of cases) expect(pyJsonDumps(makePyFloat(x))).toBe(s);
   });
 
   it('loads/dumps round trip keeps Python spellings and key order', () => {
-    expect(dumps(parseJson('{"b":[1,2.0,{}],"a":null,"2":"x","1":[]}'))).toBe('{"b": [1, 2.0, {}], "a": null, "2": "x", "1": []}');
-    expect(dumps(parseJson('{"a":1,"a":2,"b":3}'))).toBe('{"a": 2, "b": 3}');
-    expect(dumps(parseJson('"\\ud83d\\ude00\\u0000"'))).toBe('"😀\\u0000"');
-    expect(() => parseJson('{"a":1,}')).toThrow();
-    expect(() => parseJson('"a\nb"')).toThrow();
+    expect(pyJsonDumps(parsePyJson('{"b":[1,2.0,{}],"a":null,"2":"x","1":[]}'))).toBe('{"b": [1, 2.0, {}], "a": null, "2": "x", "1": []}');
+    expect(pyJsonDumps(parsePyJson('{"a":1,"a":2,"b":3}'))).toBe('{"a": 2, "b": 3}');
+    expect(pyJsonDumps(parsePyJson('"\\ud83d\\ude00\\u0000"'))).toBe('"😀\\u0000"');
+    expect(() => parsePyJson('{"a":1,}')).toThrow();
+    expect(() => parsePyJson('"a\nb"')).toThrow();
   });
 
   it('literal_eval subset', () => {
-    expect(dumps(literalEval("{'a': (1, 2), 'b': [True, None], 'c': -1.5, 'd': 'x\\ny'}")!)).toBe('{"a": [1, 2], "b": [true, null], "c": -1.5, "d": "x\\ny"}');
+    expect(pyJsonDumps(literalEval("{'a': (1, 2), 'b': [True, None], 'c': -1.5, 'd': 'x\\ny'}")!)).toBe('{"a": [1, 2], "b": [true, null], "c": -1.5, "d": "x\\ny"}');
     expect(literalEval('hello world')).toBeUndefined();
     expect(literalEval('{1, 2}')).toBeUndefined();
-    expect(dumps(literalEval('0x10')!)).toBe('16');
+    expect(pyJsonDumps(literalEval('0x10')!)).toBe('16');
   });
 });
 

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
-  parsePyJson, PyFloat, PyJsonDecodeError, pyKeys, serializePyJson, pyFloatRepr, makePyDict, PY_KEYS,
+  parsePyJson, PyFloat, PyJsonDecodeError, pyKeys, serializePyJson, pyFloatRepr, makePyDict, PY_KEYS, pyJsonDumps,
 } from '../../src/protocol/pyjson';
 import { tagOf } from './canonical';
 
@@ -87,6 +87,18 @@ describe('value model', () => {
     expect(Object.getPrototypeOf(v)).toBe(Object.prototype);
     expect(pyKeys(v)).toEqual(['__proto__']);
     expect(serializePyJson(makePyDict([['__proto__', 1]]))).toBe('{"__proto__": 1}');
+  });
+  it('pythonDumps mode prints json.dumps(json.loads(text), ensure_ascii=False)', () => {
+    // Expected strings printed by CPython 3 for the same inputs.
+    const nums = '[1e5, 2.50, 1E16, 1.5e-7, -0.0, 0.0, 1e400, NaN, -Infinity, 123456789012345678901234567890, -9007199254740993, 1.0, 1e-5]';
+    expect(pyJsonDumps(parsePyJson(nums))).toBe(
+      '[100000.0, 2.5, 1e+16, 1.5e-07, -0.0, 0.0, Infinity, NaN, -Infinity, 123456789012345678901234567890, -9007199254740993, 1.0, 1e-05]',
+    );
+    expect(serializePyJson(parsePyJson(nums), { pythonDumps: true })).toBe(pyJsonDumps(parsePyJson(nums)));
+    // Lone surrogates stay raw (Python keeps them in the str); controls escape as Python spells them.
+    expect(pyJsonDumps(parsePyJson('{"b":1,"2":"\\ud800\\u001f\\u007f\\"\\\\/","1":[]}'))).toBe('{"b": 1, "2": "\ud800\\u001f\x7f\\"\\\\/", "1": []}');
+    // The default mode still keeps the source text of floats.
+    expect(serializePyJson(parsePyJson('[1e5, 2.50]'))).toBe('[1e5, 2.5]');
   });
   it('pyFloatRepr matches Python repr', () => {
     for (const [hex, repr] of vectors.floatRepr as Array<[string, string]>) {
