@@ -14,12 +14,11 @@
 
 namespace jinja::ast {
 
-// Hash of a variable name; scopes compare it before the bytes.
-inline uint64_t name_hash(std::string_view n) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : n) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
+// Variable names are interned per template at compile time
+// (assign_name_ids): scopes compare these small integer ids, never bytes.
+// The first ids are fixed for the names the renderer binds itself.
+using NameId = uint32_t;
+inline constexpr NameId kLoopId = 0, kCallerId = 1, kKwargsId = 2, kVarargsId = 3, kFirstFreeId = 4;
 
 struct Expr;
 struct Stmt;
@@ -62,7 +61,7 @@ struct Expr {
   int depth = 1;               // height of this subtree (bounded by the parser)
   Value value;                 // Const; for Name, the undefined returned when the name is unbound
   std::string name;            // Name, NsRef (namespace name), Getattr attr, Filter/Test name
-  uint64_t hash = 0;           // name_hash(name) for Name / NsRef
+  NameId id = 0;               // interned `name` for Name / NsRef
   std::string attr;            // NsRef attribute
   ExprPtr a, b, c;             // operands (see ExprKind)
   std::vector<ExprPtr> items;  // positional arguments / elements / compared operands
@@ -73,6 +72,7 @@ struct Expr {
   FilterFn filter = nullptr;   // resolved at compile time (null: unknown, raise when evaluated)
   TestFn test = nullptr;
   bool has_b = false, has_c = false;  // Slice: which bounds are present (a[b:c:d] -> b,c,items[0])
+  bool dict_item_attr = false; // Getattr: `name` is neither a dunder nor a dict attribute (a.name on a dict is a[name])
   bool soft = false;           // Filter/Test compiled in a conditional context: unknown names fail only when run
 };
 
@@ -127,6 +127,11 @@ struct Stmt {
   // see an undefined rather than the context's value.
   std::vector<std::pair<std::string, Value>> prebind;  // name + the undefined it starts as
   std::vector<std::pair<std::string, Value>> else_prebind;  // For: the else frame
+  // Interned forms, filled by assign_name_ids after the analysis.
+  NameId name_id = 0;                                   // Macro name
+  std::vector<NameId> param_ids;                        // params
+  std::vector<std::pair<NameId, Value>> prebind_ids;    // prebind
+  std::vector<std::pair<NameId, Value>> else_prebind_ids;  // else_prebind
 };
 
 }  // namespace jinja::ast

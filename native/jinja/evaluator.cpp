@@ -9,6 +9,7 @@
 #include <cstring>
 #include <deque>
 #include <memory>
+#include <unordered_map>
 
 #include "errors.h"
 #include "globals.h"
@@ -25,29 +26,27 @@ enum class Flow { Normal, Break, Continue };
 
 struct Scope {
   struct Var {
-    std::string_view name;
-    uint64_t hash;
+    NameId id;
     Value value;
   };
   Scope* parent = nullptr;
   std::vector<Var> vars;
   bool captured = false;  // a macro/caller closes over it: never recycled
 
-  const Value* find(std::string_view n, uint64_t h) const {
+  const Value* find(NameId id) const {
     for (auto it = vars.rbegin(); it != vars.rend(); ++it)
-      if (it->hash == h && it->name == n) return &it->value;
+      if (it->id == id) return &it->value;
     return nullptr;
   }
-  void set(std::string_view n, uint64_t h, Value v) {
+  void set(NameId id, Value v) {
     for (auto& var : vars) {
-      if (var.hash == h && var.name == n) {
+      if (var.id == id) {
         var.value = std::move(v);
         return;
       }
     }
-    vars.push_back(Var{n, h, std::move(v)});
+    vars.push_back(Var{id, std::move(v)});
   }
-  void set(std::string_view n, Value v) { set(n, name_hash(n), std::move(v)); }
 };
 
 [[noreturn]] void limit_error(const std::string& what) { throw Error(ErrorKind::Limit, "LimitError", what); }
@@ -95,7 +94,7 @@ class LoopObject : public Object, public std::enable_shared_from_this<LoopObject
 class Evaluator {
  public:
   Evaluator(const Template& tpl, const DictData& ctx, RenderState& st)
-      : tpl_(tpl), ctx_(ctx), globals_(default_globals()), st_(st) {}
+      : tpl_(tpl), ctx_(ctx), globals_(default_globals()), st_(st), outer_(tpl.names.size(), kUnresolved) {}
 
   std::string run() {
     stack_base_ = static_cast<const char*>(__builtin_frame_address(0));
@@ -105,7 +104,7 @@ class Evaluator {
     out.reserve(std::min({std::max<size_t>(4096, hint + hint / 8), kMaxReserve, st_.limits.max_output_bytes}));
     Scope* root = acquire(nullptr);
     root_ = root;
-    prebind(root, tpl_.root_prebind);
+    prebind(root, tpl_.root_prebind_ids);
     exec_body(tpl_.body, root, out);
     tpl_.output_hint.store(out.size(), std::memory_order_relaxed);
     return out;
@@ -122,6 +121,11 @@ class Evaluator {
   Scope* root_ = nullptr;
   std::deque<Scope> pool_;
   std::vector<Scope*> free_;
+  // Per NameId: the context's or else the globals' value (null: neither
+  // has it), resolved on the first lookup that falls through the scopes.
+  static inline const Value kUnresolvedTag{};
+  static constexpr const Value* kUnresolved = &kUnresolvedTag;
+  mutable std::vector<const Value*, PoolAllocator<const Value*>> outer_;
 
   // Two bounds keep the recursive walk safe: RenderState::depth counts
   // macro calls and recursive-loop calls (limits.max_depth), and every
@@ -178,23 +182,28 @@ class Evaluator {
     ~ScopeHolder() { ev.release(s); }
   };
 
-  static void prebind(Scope* s, const std::vector<std::pair<std::string, Value>>& names) {
-    for (auto& [n, undef] : names) s->vars.push_back(Scope::Var{n, name_hash(n), undef});
+  static void prebind(Scope* s, const std::vector<std::pair<NameId, Value>>& names) {
+    for (auto& [id, undef] : names) s->vars.push_back(Scope::Var{id, undef});
   }
 
-  const Value* find(Scope* sc, std::string_view name, uint64_t h) const {
+  const Value* find(Scope* sc, NameId id) const {
     for (Scope* s = sc; s; s = s->parent)
-      if (const Value* v = s->find(name, h)) return v;
-    if (const Value* v = ctx_.find_str(name)) return v;
-    return globals_.find_str(name);
+      if (const Value* v = s->find(id)) return v;
+    const Value*& slot = outer_[id];
+    if (slot == kUnresolved) [[unlikely]] {
+      const std::string& name = tpl_.names[id];
+      slot = ctx_.find_str(name);
+      if (!slot) slot = globals_.find_str(name);
+    }
+    return slot;
   }
-  Value lookup(Scope* sc, std::string_view name) const {
-    if (const Value* v = find(sc, name, name_hash(name))) return *v;
-    return Value::undefined("'" + std::string(name) + "' is undefined");
+  Value lookup(Scope* sc, NameId id) const {
+    if (const Value* v = find(sc, id)) return *v;
+    return Value::undefined("'" + tpl_.names[id] + "' is undefined");
   }
-  // A Name node carries its hash and its prebuilt undefined for the miss case.
+  // A Name node carries its id and its prebuilt undefined for the miss case.
   Value lookup(Scope* sc, const Expr& name) const {
-    if (const Value* v = find(sc, name.name, name.hash)) return *v;
+    if (const Value* v = find(sc, name.id)) return *v;
     return name.value;
   }
 
@@ -231,12 +240,16 @@ class Evaluator {
         if (out.size() > st_.limits.max_output_bytes) limit_error("output size limit exceeded");
         return Flow::Normal;
       case StmtKind::Print:
-        for (auto& e : s.exprs) write(out, eval(*e, sc));
+        for (auto& e : s.exprs) {
+          Value tmp;
+          write(out, eval_ref(*e, sc, tmp));
+        }
         return Flow::Normal;
       case StmtKind::If: {
         NestGuard g(*this);
         for (auto& br : s.branches) {
-          if (truthy(eval(*br.test, sc))) return exec_body(br.body, sc, out);
+          Value tmp;
+          if (truthy(eval_ref(*br.test, sc, tmp))) return exec_body(br.body, sc, out);
         }
         return exec_body(s.else_body, sc, out);
       }
@@ -251,7 +264,7 @@ class Evaluator {
       case StmtKind::Set:
         if (s.target->kind == ExprKind::NsRef) {
           // Jinja2 checks the namespace before evaluating the value.
-          Value ns = lookup(sc, s.target->name);
+          Value ns = lookup(sc, s.target->id);
           if (ns.kind() != Kind::Object)
             throw_runtime_error("TemplateRuntimeError", "cannot assign attribute on non-namespace object");
           Value v = eval(*s.cond, sc);
@@ -269,7 +282,7 @@ class Evaluator {
         if (f != Flow::Normal) return f;
         if (s.target->kind == ExprKind::NsRef) {
           // A block set stores with item assignment and no namespace check.
-          Value ns = lookup(sc, s.target->name);
+          Value ns = lookup(sc, s.target->id);
           if (ns.kind() != Kind::Object || !ns.as_object().set_attr(s.target->attr, v)) {
             std::string t = ns.is_undefined() ? "_MissingType" : type_name(ns);
             throw_type_error("'" + t + "' object does not support item assignment");
@@ -280,7 +293,7 @@ class Evaluator {
         return Flow::Normal;
       }
       case StmtKind::Macro:
-        sc->set(s.name, make_macro(s, sc, s.name));
+        sc->set(s.name_id, make_macro(s, sc, s.name));
         return Flow::Normal;
       case StmtKind::CallBlock:
         return call_block(s, sc, out);
@@ -293,7 +306,7 @@ class Evaluator {
         for (auto& e : s.exprs) vals.push_back(eval(*e, sc));
         Scope* inner = acquire(sc);
         ScopeHolder h{*this, inner};
-        prebind(inner, s.prebind);
+        prebind(inner, s.prebind_ids);
         for (size_t k = 0; k < vals.size(); ++k) assign(*s.targets[k], vals[k], inner);
         return exec_body(s.body, inner, out);
       }
@@ -305,7 +318,7 @@ class Evaluator {
         NestGuard g(*this);
         Scope* inner = acquire(root_);
         ScopeHolder h{*this, inner};
-        prebind(inner, s.prebind);
+        prebind(inner, s.prebind_ids);
         exec_body(s.body, inner, out);
         return Flow::Normal;
       }
@@ -357,10 +370,9 @@ class Evaluator {
       st_.tick();
       if (body->captured) body = acquire(sc);
       body->vars.clear();
-      prebind(body, s.prebind);
+      prebind(body, s.prebind_ids);
       if (loop) {
-        static const uint64_t kLoopHash = name_hash("loop");
-        body->vars.push_back(Scope::Var{"loop", kLoopHash, loop_value});
+        body->vars.push_back(Scope::Var{kLoopId, loop_value});
         loop->index0 = k;
       }
       assign(*s.target, items[k], body);
@@ -396,7 +408,7 @@ class Evaluator {
     if (s.else_body.empty()) return Flow::Normal;
     Scope* es = acquire(sc);
     ScopeHolder h{*this, es};
-    prebind(es, s.else_prebind);
+    prebind(es, s.else_prebind_ids);
     return exec_body(s.else_body, es, out);
   }
 
@@ -411,7 +423,7 @@ class Evaluator {
     std::string buf;
     Scope* inner = acquire(sc);
     ScopeHolder h{*this, inner};
-    prebind(inner, s.prebind);
+    prebind(inner, s.prebind_ids);
     Flow f = exec_body(s.body, inner, buf);
     if (f != Flow::Normal) return f;
     use(Value::string(std::move(buf)), inner);
@@ -423,7 +435,7 @@ class Evaluator {
     if (s.generation) {
       Scope* inner = acquire(sc);
       ScopeHolder h{*this, inner};
-      prebind(inner, s.prebind);
+      prebind(inner, s.prebind_ids);
       exec_body(s.body, inner, out);
       return Flow::Normal;
     }
@@ -460,10 +472,10 @@ class Evaluator {
   void assign(const Expr& target, const Value& v, Scope* sc) {
     switch (target.kind) {
       case ExprKind::Name:
-        sc->set(target.name, target.hash, v);
+        sc->set(target.id, v);
         return;
       case ExprKind::NsRef: {
-        Value ns = lookup(sc, target.name);
+        Value ns = lookup(sc, target.id);
         if (ns.kind() != Kind::Object || !ns.as_object().set_attr(target.attr, v)) {
           throw_runtime_error("TemplateRuntimeError", "cannot assign attribute on non-namespace object");
         }
@@ -558,15 +570,31 @@ class Evaluator {
   }
 
  public:
-  Value eval(const Expr& e, Scope* sc) {
-    switch (e.kind) {
-      case ExprKind::Const:
-        return e.value;
-      case ExprKind::Name:
-        return lookup(sc, e);
-      default:
-        break;
+  // Constants and names are answered inline; everything else goes through
+  // eval_slow (stack check, error line annotation).
+  __attribute__((always_inline)) Value eval(const Expr& e, Scope* sc) {
+    if (e.kind == ExprKind::Const) return e.value;
+    if (e.kind == ExprKind::Name) return lookup(sc, e);
+    return eval_slow(e, sc);
+  }
+
+ private:
+  // Like eval, but a constant or a bound name is returned as the stored
+  // value itself (no copy); other expressions are evaluated into `tmp`.
+  // The reference stays valid while the caller evaluates sibling
+  // expressions: those never rebind names in an existing frame (only
+  // statements and new macro/loop frames do).
+  __attribute__((always_inline)) const Value& eval_ref(const Expr& e, Scope* sc, Value& tmp) {
+    if (e.kind == ExprKind::Const) return e.value;
+    if (e.kind == ExprKind::Name) {
+      if (const Value* v = find(sc, e.id)) return *v;
+      return e.value;
     }
+    tmp = eval_slow(e, sc);
+    return tmp;
+  }
+
+  __attribute__((noinline)) Value eval_slow(const Expr& e, Scope* sc) {
     NestGuard g(*this);
     try {
       return eval_inner(e, sc);
@@ -576,15 +604,14 @@ class Evaluator {
     }
   }
 
- private:
   Value eval_inner(const Expr& e, Scope* sc) {
     switch (e.kind) {
       case ExprKind::Const:
         return e.value;
       case ExprKind::Name:
-        return lookup(sc, e.name);
+        return lookup(sc, e.id);
       case ExprKind::NsRef:
-        return get_attr(st_, lookup(sc, e.name), e.attr);
+        return get_attr(st_, lookup(sc, e.id), e.attr);
       case ExprKind::List:
       case ExprKind::Tuple: {
         std::vector<Value> items;
@@ -602,11 +629,20 @@ class Evaluator {
         d->freeze();
         return Value::dict(d);
       }
-      case ExprKind::Getattr:
-        return get_attr(st_, eval(*e.a, sc), e.name);
+      case ExprKind::Getattr: {
+        Value tmp;
+        const Value& obj = eval_ref(*e.a, sc, tmp);
+        if (e.dict_item_attr && obj.kind() == Kind::Dict) {
+          // What get_attr concludes for a plain name on a dict.
+          if (const Value* v = obj.as_dict().find_str(e.name)) return *v;
+          return Value::missing_dict_key(e.name);
+        }
+        return get_attr(st_, obj, e.name);
+      }
       case ExprKind::Getitem: {
-        Value obj = eval(*e.a, sc);
-        return get_item(st_, obj, eval(*e.b, sc));
+        Value t1, t2;
+        const Value& obj = eval_ref(*e.a, sc, t1);
+        return get_item(st_, obj, eval_ref(*e.b, sc, t2));
       }
       case ExprKind::Slice: {
         // A slice inside a tuple subscript (x[1:2, 3]): Python builds a
@@ -628,7 +664,8 @@ class Evaluator {
         if (e.a->kind == ExprKind::Getattr) {
           // `obj.method(args)` on a str/dict/list/tuple: call the method
           // directly instead of materialising a bound-method object.
-          Value obj = eval(*e.a->a, sc);
+          Value tmp;
+          const Value& obj = eval_ref(*e.a->a, sc, tmp);
           if (obj.kind() == Kind::Str || obj.kind() == Kind::Dict || obj.kind() == Kind::List || obj.kind() == Kind::Tuple) {
             CallArgs args = build_args(e, sc);
             try {
@@ -662,11 +699,12 @@ class Evaluator {
         }
       }
       case ExprKind::Filter: {
-        Value in = eval(*e.a, sc);
-        return apply_filter(e, sc, in);
+        Value tmp;
+        return apply_filter(e, sc, eval_ref(*e.a, sc, tmp));
       }
       case ExprKind::Test: {
-        Value in = eval(*e.a, sc);
+        Value tmp;
+        const Value& in = eval_ref(*e.a, sc, tmp);
         try {
           if (!e.test) throw_runtime_error("TemplateRuntimeError", "No test named '" + e.name + "' found.");
           CallArgs a = build_args(e, sc);
@@ -677,16 +715,18 @@ class Evaluator {
           throw;
         }
       }
-      case ExprKind::Not:
-        return Value::boolean(!truthy(eval(*e.a, sc)));
+      case ExprKind::Not: {
+        Value tmp;
+        return Value::boolean(!truthy(eval_ref(*e.a, sc, tmp)));
+      }
       case ExprKind::Neg:
         return negate(eval(*e.a, sc));
       case ExprKind::Pos:
         return unary_plus(eval(*e.a, sc));
       case ExprKind::Binary: {
-        Value l = eval(*e.a, sc);
-        Value r = eval(*e.b, sc);
-        return binary_op(e.binop, l, r);
+        Value t1, t2;
+        const Value& l = eval_ref(*e.a, sc, t1);
+        return binary_op(e.binop, l, eval_ref(*e.b, sc, t2));
       }
       case ExprKind::Concat: {
         std::string s;
@@ -695,7 +735,8 @@ class Evaluator {
         bool known = true, ascii = true;
         size_t length = 0;
         for (auto& x : e.items) {
-          Value v = eval(*x, sc);
+          Value tmp;
+          const Value& v = eval_ref(*x, sc, tmp);
           if (v.is_str()) {
             const StrData& d = v.str_data();
             s += d.utf8;
@@ -721,16 +762,19 @@ class Evaluator {
         return eval(*e.b, sc);
       }
       case ExprKind::Compare: {
-        Value left = eval(*e.a, sc);
+        Value t0, t1;
+        const Value* left = &eval_ref(*e.a, sc, t0);
         for (size_t k = 0; k < e.ops.size(); ++k) {
-          Value right = eval(*e.items[k], sc);
-          if (!cmp(e.ops[k], left, right)) return Value::boolean(false);
-          left = std::move(right);
+          // Evaluate into the temporary `left` does not occupy.
+          const Value& right = eval_ref(*e.items[k], sc, left == &t0 ? t1 : t0);
+          if (!cmp(e.ops[k], *left, right)) return Value::boolean(false);
+          left = &right;
         }
         return Value::boolean(true);
       }
       case ExprKind::CondExpr: {
-        if (truthy(eval(*e.b, sc))) return eval(*e.a, sc);
+        Value tmp;
+        if (truthy(eval_ref(*e.b, sc, tmp))) return eval(*e.a, sc);
         if (e.c) return eval(*e.c, sc);
         return Value::undefined("the inline if-expression on line " + std::to_string(e.line) +
                                 " evaluated to false and no else section was defined.");
@@ -752,7 +796,7 @@ Value Evaluator::call_macro(const Stmt& m, Scope* closure, CallArgs& a) {
   const std::string& mname = m.kind == StmtKind::Macro ? m.name : kCaller;
   Scope* sc = acquire(closure);
   ScopeHolder h{*this, sc};
-  prebind(sc, m.prebind);
+  prebind(sc, m.prebind_ids);
   size_t n = m.params.size();
   size_t npos_given = std::min(a.args.size(), n);
   // Per-call scratch: pooled (see pool.h), macros are called in loops.
@@ -813,17 +857,17 @@ Value Evaluator::call_macro(const Stmt& m, Scope* closure, CallArgs& a) {
   }
   // Parameters first (all of them, so defaults can refer to any), then the
   // defaults for the missing ones, in order, inside the macro's frame.
-  for (size_t k = 0; k < n; ++k) sc->set(m.params[k], provided[k] ? vals[k] : Value());
-  if (bind_caller) sc->set("caller", caller_v);
-  if (m.catch_kwargs) sc->set("kwargs", kwargs_v);
-  if (m.catch_varargs) sc->set("varargs", varargs_v);
+  for (size_t k = 0; k < n; ++k) sc->set(m.param_ids[k], provided[k] ? vals[k] : Value());
+  if (bind_caller) sc->set(kCallerId, caller_v);
+  if (m.catch_kwargs) sc->set(kKwargsId, kwargs_v);
+  if (m.catch_varargs) sc->set(kVarargsId, varargs_v);
   size_t first_default = n - m.exprs.size();
   for (size_t k = 0; k < n; ++k) {
     if (provided[k]) continue;
     if (k >= first_default) {
-      sc->set(m.params[k], eval(*m.exprs[k - first_default], sc));
+      sc->set(m.param_ids[k], eval(*m.exprs[k - first_default], sc));
     } else {
-      sc->set(m.params[k], Value::undefined("parameter '" + m.params[k] + "' was not provided"));
+      sc->set(m.param_ids[k], Value::undefined("parameter '" + m.params[k] + "' was not provided"));
     }
   }
   std::string out;
@@ -890,6 +934,75 @@ Value LoopObject::get_attr(RenderState&, std::string_view name) const {
 }
 
 }  // namespace
+
+namespace {
+
+class NameInterner {
+ public:
+  explicit NameInterner(Template& t) : t_(t) {
+    for (const char* n : {"loop", "caller", "kwargs", "varargs"}) intern(n);
+  }
+  NameId intern(const std::string& n) {
+    auto [it, fresh] = ids_.try_emplace(n, static_cast<NameId>(t_.names.size()));
+    if (fresh) t_.names.push_back(n);
+    return it->second;
+  }
+  std::vector<std::pair<NameId, Value>> prebind(const std::vector<std::pair<std::string, Value>>& p) {
+    std::vector<std::pair<NameId, Value>> out;
+    out.reserve(p.size());
+    for (auto& [n, v] : p) out.emplace_back(intern(n), v);
+    return out;
+  }
+  void expr(Expr* e) {
+    if (!e) return;
+    if (e->kind == ExprKind::Name || e->kind == ExprKind::NsRef) e->id = intern(e->name);
+    if (e->kind == ExprKind::Getattr) {
+      std::string_view n = e->name;
+      bool dunder = n.size() >= 4 && n.substr(0, 2) == "__" && n.substr(n.size() - 2) == "__";
+      e->dict_item_attr = !dunder && !is_dict_attribute(n);
+    }
+    expr(e->a.get());
+    expr(e->b.get());
+    expr(e->c.get());
+    for (auto& x : e->items) expr(x.get());
+    for (auto& kv : e->kwargs) expr(kv.second.get());
+    expr(e->dyn_args.get());
+    expr(e->dyn_kwargs.get());
+  }
+  void body(Body& b) {
+    for (auto& s : b) stmt(*s);
+  }
+  void stmt(Stmt& s) {
+    for (auto& x : s.exprs) expr(x.get());
+    for (auto& br : s.branches) {
+      expr(br.test.get());
+      body(br.body);
+    }
+    body(s.body);
+    body(s.else_body);
+    expr(s.target.get());
+    for (auto& x : s.targets) expr(x.get());
+    expr(s.iter.get());
+    expr(s.cond.get());
+    if (s.kind == StmtKind::Macro) s.name_id = intern(s.name);
+    s.param_ids.clear();
+    for (auto& p : s.params) s.param_ids.push_back(intern(p));
+    s.prebind_ids = prebind(s.prebind);
+    s.else_prebind_ids = prebind(s.else_prebind);
+  }
+
+ private:
+  Template& t_;
+  std::unordered_map<std::string, NameId> ids_;
+};
+
+}  // namespace
+
+void assign_name_ids(Template& t) {
+  NameInterner in(t);
+  in.body(t.body);
+  t.root_prebind_ids = in.prebind(t.root_prebind);
+}
 
 std::string evaluate(const Template& tpl, const DictData& context, RenderState& state) {
   Evaluator ev(tpl, context, state);

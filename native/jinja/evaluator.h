@@ -18,6 +18,8 @@ namespace jinja {
 struct Template {
   ast::Body body;
   std::vector<std::pair<std::string, Value>> root_prebind;  // see ast::Stmt::prebind
+  std::vector<std::pair<ast::NameId, Value>> root_prebind_ids;
+  std::vector<std::string> names;         // NameId -> name (assign_name_ids)
   std::vector<std::string> undeclared;    // jinja2.meta.find_undeclared_variables
   ContentFormat content_format = ContentFormat::String;
   // Size of the most recent output, used to reserve the next one so the
@@ -29,6 +31,11 @@ struct Template {
 // Static analysis run once per compile (meta.cpp): scope prebinds,
 // undeclared names, content format.
 void analyze_template(Template& t);
+
+// Interns every variable name the template binds or reads (run after
+// analyze_template): fills Expr::id, Stmt::name_id/param_ids/prebind_ids
+// and Template::names.
+void assign_name_ids(Template& t);
 
 // Renders `tpl` with `context` over default_globals(). Throws jinja::Error.
 std::string evaluate(const Template& tpl, const DictData& context, RenderState& state);

@@ -637,7 +637,6 @@ class Parser {
       const Token& t = expect_name();
       target = make(ExprKind::Name, t);
       target->name = t.text;
-      target->hash = name_hash(t.text);
     } else if (with_tuple) {
       target = parse_tuple(false, true, extra_end, false, with_namespace);
     } else {
@@ -821,12 +820,10 @@ class Parser {
         next();
         e->kind = ExprKind::NsRef;
         e->name = tk.text;
-        e->hash = name_hash(tk.text);
         e->attr = expect_name().text;
       } else {
         e->kind = ExprKind::Name;
         e->name = tk.text;
-        e->hash = name_hash(tk.text);
         e->value = Value::undefined("'" + tk.text + "' is undefined");
       }
       return e;

@@ -10,6 +10,7 @@ std::shared_ptr<const Template> compile(std::string_view source) {
   auto t = std::make_shared<Template>();
   t->body = parse_template(source);
   analyze_template(*t);
+  assign_name_ids(*t);
   return t;
 }
 
