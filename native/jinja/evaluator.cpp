@@ -414,6 +414,18 @@ class Evaluator {
 
   std::vector<std::shared_ptr<std::vector<Value>>> keep_alive_;
 
+  // Every call counts one evaluation step and names the call site in errors.
+  template <class Call>
+  Value counted_call(const Expr& e, Call&& call) {
+    try {
+      st_.tick();
+      return call();
+    } catch (Error& err) {
+      annotate_call(err, e);
+      throw;
+    }
+  }
+
   // Renders a block's body ({% set x %}...{% endset %}, {% filter %}) into a
   // string in a fresh child scope, then hands the text to `use` while that
   // scope is still alive (filters applied to the text may read from it).
@@ -668,35 +680,19 @@ class Evaluator {
           const Value& obj = eval_ref(*e.a->a, sc, tmp);
           if (obj.kind() == Kind::Str || obj.kind() == Kind::Dict || obj.kind() == Kind::List || obj.kind() == Kind::Tuple) {
             CallArgs args = build_args(e, sc);
-            try {
-              st_.tick();
+            return counted_call(e, [&] {
               Value out;
               if (call_method_direct(st_, obj, e.a->name, args, out)) return out;
               return call_value(st_, get_attr(st_, obj, e.a->name), args);
-            } catch (Error& err) {
-              annotate_call(err, e);
-              throw;
-            }
+            });
           }
           Value callee = get_attr(st_, obj, e.a->name);
           CallArgs args = build_args(e, sc);
-          try {
-            st_.tick();
-            return call_value(st_, callee, args);
-          } catch (Error& err) {
-            annotate_call(err, e);
-            throw;
-          }
+          return counted_call(e, [&] { return call_value(st_, callee, args); });
         }
         Value callee = eval(*e.a, sc);
         CallArgs args = build_args(e, sc);
-        try {
-          st_.tick();
-          return call_value(st_, callee, args);
-        } catch (Error& err) {
-          annotate_call(err, e);
-          throw;
-        }
+        return counted_call(e, [&] { return call_value(st_, callee, args); });
       }
       case ExprKind::Filter: {
         Value tmp;
