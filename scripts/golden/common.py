@@ -7,6 +7,7 @@ same file format through `write_expected`.
 
 from __future__ import annotations
 
+import argparse
 import copy
 import hashlib
 import json
@@ -101,6 +102,39 @@ def write_document(out_dir: str, doc: dict) -> str:
     with open(path, "w", encoding="utf-8", newline="\n") as f:
         f.write(dump_document(doc))
     return path
+
+
+def render_all(render_case, provenance: dict, out_dir: str, tdir: str, only_cases=None, only_templates=None,
+               quiet: bool = False) -> list[str]:
+    """Render every case with every template through `render_case(text, case)`
+    and write one expected document per template. Returns the paths written."""
+    cases = load_cases(only_cases)
+    written = []
+    for name in list_templates(tdir):
+        if only_templates and name not in only_templates:
+            continue
+        text, sha = read_template(tdir, name)
+        results = {cid: (csha, render_case(text, case)) for cid, case, csha in cases}
+        path = write_document(out_dir, build_document(name, sha, provenance, results))
+        written.append(path)
+        if not quiet:
+            nok = sum(1 for _, r in results.values() if r["ok"])
+            print(f"{os.path.relpath(path, REPO)}: {nok}/{len(results)} ok")
+    return written
+
+
+def parse_generator_args(argv, description: str):
+    """The generators' shared command line; None when the templates directory is missing."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--out", default=EXPECTED_DIR)
+    ap.add_argument("--case", action="append")
+    ap.add_argument("--template", action="append")
+    ap.add_argument("--templates-dir", default=templates_dir())
+    a = ap.parse_args(argv)
+    if not os.path.isdir(a.templates_dir):
+        print(f"skipped: templates not found at {a.templates_dir}")
+        return None
+    return a
 
 
 def case_api(case: dict) -> str:

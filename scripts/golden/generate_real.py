@@ -49,7 +49,6 @@ pre-pass that runs right before vLLM's own `_postprocess_messages`.
 
 from __future__ import annotations
 
-import argparse
 import copy
 import datetime as _dt
 import json
@@ -271,26 +270,11 @@ def setup() -> None:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", default=common.EXPECTED_DIR)
-    ap.add_argument("--case", action="append")
-    ap.add_argument("--template", action="append")
-    ap.add_argument("--templates-dir", default=common.templates_dir())
-    a = ap.parse_args(argv)
-    if not os.path.isdir(a.templates_dir):
-        print(f"skipped: templates not found at {a.templates_dir}")
+    a = common.parse_generator_args(argv, __doc__.split("\n\n")[0])
+    if a is None:
         return 0
     setup()
-    prov = provenance()
-    cases = common.load_cases(a.case)
-    for name in common.list_templates(a.templates_dir):
-        if a.template and name not in a.template:
-            continue
-        text, sha = common.read_template(a.templates_dir, name)
-        results = {cid: (csha, render_case(text, case)) for cid, case, csha in cases}
-        path = common.write_document(a.out, common.build_document(name, sha, prov, results))
-        nok = sum(1 for _, r in results.values() if r["ok"])
-        print(f"{os.path.relpath(path, common.REPO)}: {nok}/{len(results)} ok")
+    common.render_all(render_case, provenance(), a.out, a.templates_dir, a.case, a.template)
     return 0
 
 

@@ -20,7 +20,6 @@ Stages, in the order vLLM's OpenAI server runs them for /v1/chat/completions:
 
 from __future__ import annotations
 
-import argparse
 import copy
 import datetime as _dt
 import functools
@@ -797,33 +796,13 @@ def provenance() -> dict:
 
 
 def run(out_dir: str, tdir: str, only_cases=None, only_templates=None, quiet=False) -> list[str]:
-    cases = common.load_cases(only_cases)
-    prov = provenance()
-    written = []
-    for name in common.list_templates(tdir):
-        if only_templates and name not in only_templates:
-            continue
-        text, sha = common.read_template(tdir, name)
-        results = {cid: (csha, render_case(text, case)) for cid, case, csha in cases}
-        path = common.write_document(out_dir, common.build_document(name, sha, prov, results))
-        written.append(path)
-        if not quiet:
-            nok = sum(1 for _, r in results.values() if r["ok"])
-            print(f"{path}: {nok}/{len(results)} ok")
-    return written
+    return common.render_all(render_case, provenance(), out_dir, tdir, only_cases, only_templates, quiet)
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description="Render the golden cases with the pure-Jinja2 mirror.")
-    ap.add_argument("--out", default=common.EXPECTED_DIR)
-    ap.add_argument("--case", action="append")
-    ap.add_argument("--template", action="append")
-    ap.add_argument("--templates-dir", default=common.templates_dir())
-    a = ap.parse_args(argv)
-    if not os.path.isdir(a.templates_dir):
-        print(f"skipped: templates not found at {a.templates_dir}")
-        return 0
-    run(a.out, a.templates_dir, a.case, a.template)
+    a = common.parse_generator_args(argv, "Render the golden cases with the pure-Jinja2 mirror.")
+    if a is not None:
+        run(a.out, a.templates_dir, a.case, a.template)
     return 0
 
 
