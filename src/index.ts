@@ -26,7 +26,12 @@ export type {
   ToolShape,
 } from './parsers';
 export {
+  AbortError,
   BackendError,
+  EngineClosedError,
+  EngineDeadError,
+  EngineError,
+  EngineUnavailableError,
   LimitError,
   NodeVllmError,
   RequestValidationError,
