@@ -8,6 +8,7 @@
       "cflags!": ["-fno-exceptions", "-fno-rtti"],
       "cflags_cc!": ["-fno-exceptions", "-fno-rtti", "-std=gnu++17", "-std=c++17"],
       "cflags_cc": ["-std=c++20", "-O2", "-fexceptions", "-frtti"],
+      "conditions": [["OS=='linux'", { "libraries": ["-ldl", "-lpthread"] }]],
       "xcode_settings": {
         "GCC_ENABLE_CPP_EXCEPTIONS": "YES",
         "GCC_ENABLE_CPP_RTTI": "YES",

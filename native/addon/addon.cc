@@ -16,6 +16,11 @@
 #include "jinja/template.h"
 #include "jinja/value.h"
 
+// The generation bridge (native/engine): registers `exports.bridge`.
+namespace nvc {
+void RegisterEngine(Napi::Env env, Napi::Object exports);
+}
+
 namespace {
 
 // What a failed compile/render reports back to JS.
@@ -222,6 +227,7 @@ class CompiledTemplate : public Napi::ObjectWrap<CompiledTemplate> {
 Napi::Value PyRepr(const Napi::CallbackInfo& info);
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  nvc::RegisterEngine(env, exports);
   exports.Set("CompiledTemplate", CompiledTemplate::Init(env));
   exports.Set("pyReprOfJson", Napi::Function::New(env, PyRepr));
   exports.Set("engine", Napi::String::New(env, "embedded"));
