@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "bigint.h"
 #include "callargs.h"
 #include "errors.h"
 #include "operators.h"
@@ -19,45 +20,60 @@ namespace {
 
 constexpr int64_t kMaxRange = 100000;  // the sandbox's MAX_RANGE
 
-int64_t as_index(const Value& v) {
-  if (v.kind() == Kind::Int) return v.as_int();
-  if (v.kind() == Kind::Bool) return v.as_bool();
-  if (v.kind() == Kind::BigInt) throw_runtime_error("OverflowError", "Python int too large to convert to C ssize_t");
+// range() arguments: Python ints (exact, any size) or bools.
+Value as_index(const Value& v) {
+  if (v.kind() == Kind::Int || v.kind() == Kind::BigInt) return v;
+  if (v.kind() == Kind::Bool) return Value::integer(v.as_bool());
   throw_type_error("'" + type_name(v) + "' object cannot be interpreted as an integer");
 }
 
+// Python's range: start + k*step for k < count. The count is at most
+// MAX_RANGE, so elements are computed from the index instead of by repeated
+// addition (which would overflow int64 near its ends).
 class RangeObject : public Object {
  public:
-  RangeObject(int64_t a, int64_t b, int64_t s) : start_(a), stop_(b), step_(s) {}
+  RangeObject(Value a, Value b, Value s, uint64_t n) : start_(std::move(a)), stop_(std::move(b)), step_(std::move(s)), count_(n) {}
   std::string type_name() const override { return "range"; }
   bool iterable() const override { return true; }
   std::vector<Value> elements() const override {
     std::vector<Value> out;
-    if (step_ > 0) for (int64_t i = start_; i < stop_; i += step_) out.push_back(Value::integer(i));
-    else for (int64_t i = start_; i > stop_; i += step_) out.push_back(Value::integer(i));
+    out.reserve(count_);
+    if (start_.kind() == Kind::Int && step_.kind() == Kind::Int) {
+      // |k * step| < 2^80 and |start| < 2^63: exact in 128 bits; each
+      // element lies between start and stop, so it fits int64.
+      __int128 x = start_.as_int(), st = step_.as_int();
+      for (uint64_t k = 0; k < count_; ++k) out.push_back(Value::integer(int64_t(x + __int128(k) * st)));
+      return out;
+    }
+    Value x = start_;
+    for (uint64_t k = 0; k < count_; ++k) {
+      out.push_back(x);
+      x = int_add(x, step_);
+    }
     return out;
   }
   std::string repr() const override {
-    std::string s = "range(" + std::to_string(start_) + ", " + std::to_string(stop_);
-    if (step_ != 1) s += ", " + std::to_string(step_);
+    std::string s = "range(" + py_repr(start_) + ", " + py_repr(stop_);
+    if (!(step_.kind() == Kind::Int && step_.as_int() == 1)) s += ", " + py_repr(step_);
     return s + ")";
   }
   Value get_attr(RenderState&, std::string_view n) const override {
-    if (n == "start") return Value::integer(start_);
-    if (n == "stop") return Value::integer(stop_);
-    if (n == "step") return Value::integer(step_);
+    if (n == "start") return start_;
+    if (n == "stop") return stop_;
+    if (n == "step") return step_;
     return Value();
   }
 
  private:
-  int64_t start_, stop_, step_;
+  Value start_, stop_, step_;
+  uint64_t count_;
 };
 
 Value fn_range(RenderState& st, CallArgs& a) {
   if (!a.kwargs.empty()) throw_type_error("range() takes no keyword arguments");
   if (a.args.empty()) throw_type_error("range expected at least 1 argument, got 0");
   if (a.args.size() > 3) throw_type_error("range expected at most 3 arguments, got " + std::to_string(a.args.size()));
-  int64_t start = 0, stop, step = 1;
+  Value start = Value::integer(0), stop, step = Value::integer(1);
   if (a.args.size() == 1) {
     stop = as_index(a.args[0]);
   } else {
@@ -65,19 +81,22 @@ Value fn_range(RenderState& st, CallArgs& a) {
     stop = as_index(a.args[1]);
     if (a.args.size() == 3) step = as_index(a.args[2]);
   }
-  if (step == 0) throw_runtime_error("ValueError", "range() arg 3 must not be zero");
-  // Element count without overflow: the span fits uint64 when ordered.
+  int step_sign = int_cmp(step, Value::integer(0));
+  if (step_sign == 0) throw_runtime_error("ValueError", "range() arg 3 must not be zero");
+  // len(range) = ceil((stop - start) / step) when positive, computed exactly:
+  // the sandbox's safe_range calls len() first (OverflowError past ssize_t)
+  // and then refuses more than MAX_RANGE elements.
+  Value span = step_sign > 0 ? int_sub(stop, start) : int_sub(start, stop);
+  Value mag = step_sign > 0 ? step : int_sub(Value::integer(0), step);
   uint64_t n = 0;
-  if (step > 0 && stop > start) {
-    uint64_t span = uint64_t(stop) - uint64_t(start), s = uint64_t(step);
-    n = span / s + (span % s != 0);
-  } else if (step < 0 && stop < start) {
-    uint64_t span = uint64_t(start) - uint64_t(stop), s = uint64_t(0) - uint64_t(step);
-    n = span / s + (span % s != 0);
+  if (int_cmp(span, Value::integer(0)) > 0) {
+    Value len = int_floordiv(int_add(span, int_sub(mag, Value::integer(1))), mag);
+    if (len.kind() != Kind::Int) throw_runtime_error("OverflowError", "Python int too large to convert to C ssize_t");
+    n = uint64_t(len.as_int());
   }
   if (n > uint64_t(kMaxRange) || n > uint64_t(st.limits.max_collection))
     throw_runtime_error("OverflowError", "Range too big. The sandbox blocks ranges larger than MAX_RANGE (100000).");
-  return Value::object(std::make_shared<RangeObject>(start, stop, step));
+  return Value::object(std::make_shared<RangeObject>(std::move(start), std::move(stop), std::move(step), n));
 }
 
 Value fn_dict(RenderState&, CallArgs& a) {
@@ -118,6 +137,9 @@ class Namespace : public Object {
   size_t nesting() const override { return attrs_.depth(); }
   void drop_refs() override { attrs_.clear(); }
   std::string repr() const override {
+    // Python prints the attribute dict's repr; the marker sits at that dict.
+    ReprEnter enter(&attrs_);
+    if (enter.recursive()) return "<Namespace {...}>";
     std::string s = "<Namespace {";
     bool first = true;
     for (const auto& e : attrs_.entries()) {

@@ -2,6 +2,7 @@
 // buffer so printing a large context value allocates once.
 #include "pyformat.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -22,6 +23,23 @@ const char kHex[] = "0123456789abcdef";
   throw_runtime_error("ValueError",
                       "Exceeds the limit (4300 digits) for integer string conversion; use "
                       "sys.set_int_max_str_digits() to increase the limit");
+}
+
+namespace {
+// Identities of the containers whose repr is in progress on this thread.
+thread_local std::vector<const void*> tl_repr_stack;
+}  // namespace
+
+ReprEnter::ReprEnter(const void* identity) {
+  recursive_ = std::find(tl_repr_stack.begin(), tl_repr_stack.end(), identity) != tl_repr_stack.end();
+  if (recursive_) return;
+  if (tl_repr_stack.size() >= kMaxReprDepth)
+    throw Error(ErrorKind::Limit, "RecursionError", "maximum recursion depth exceeded while getting the repr of an object");
+  tl_repr_stack.push_back(identity);
+}
+
+ReprEnter::~ReprEnter() {
+  if (!recursive_) tl_repr_stack.pop_back();
 }
 
 std::string bigint_str(const BigIntData& b) { return b.negative ? "-" + b.digits : b.digits; }
@@ -154,8 +172,9 @@ static void append_common(std::string& out, const Value& v, size_t depth, bool a
       return;
     case Kind::List:
     case Kind::Tuple: {
-      if (depth > kMaxReprDepth) throw Error(ErrorKind::Limit, "RecursionError", "maximum recursion depth exceeded while getting the repr of an object");
       bool tuple = v.kind() == Kind::Tuple;
+      ReprEnter enter(v.identity());
+      if (enter.recursive()) { out += tuple ? "(...)" : "[...]"; return; }
       out.push_back(tuple ? '(' : '[');
       const auto& items = v.items();
       for (size_t i = 0; i < items.size(); ++i) {
@@ -167,7 +186,8 @@ static void append_common(std::string& out, const Value& v, size_t depth, bool a
       return;
     }
     case Kind::Dict: {
-      if (depth > kMaxReprDepth) throw Error(ErrorKind::Limit, "RecursionError", "maximum recursion depth exceeded while getting the repr of an object");
+      ReprEnter enter(v.identity());
+      if (enter.recursive()) { out += "{...}"; return; }
       out.push_back('{');
       bool first = true;
       for (const auto& e : v.as_dict().entries()) {
@@ -182,7 +202,8 @@ static void append_common(std::string& out, const Value& v, size_t depth, bool a
     }
     case Kind::Function: out += v.as_function().repr; return;
     case Kind::Object:
-      if (depth > kMaxReprDepth) throw Error(ErrorKind::Limit, "RecursionError", "maximum recursion depth exceeded while getting the repr of an object");
+      if (tl_repr_stack.size() >= kMaxReprDepth)
+        throw Error(ErrorKind::Limit, "RecursionError", "maximum recursion depth exceeded while getting the repr of an object");
       out += v.as_object().repr();
       return;
   }

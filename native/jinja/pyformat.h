@@ -21,6 +21,21 @@ namespace jinja {
 void append_py_repr(std::string& out, const Value& v);
 void append_float_repr(std::string& out, double d);
 void append_str_repr(std::string& out, std::string_view s);  // Python repr() of a str
+// CPython's Py_ReprEnter/Py_ReprLeave for the calling thread: a container
+// whose repr is already being printed further up prints as a marker instead
+// ([...], {...}, (...), <Namespace {...}>), so self-referential values built
+// through namespaces print as Python prints them instead of recursing.
+class ReprEnter {
+ public:
+  explicit ReprEnter(const void* identity);
+  ~ReprEnter();
+  ReprEnter(const ReprEnter&) = delete;
+  ReprEnter& operator=(const ReprEnter&) = delete;
+  bool recursive() const { return recursive_; }
+
+ private:
+  bool recursive_;
+};
 // ValueError for printing ints over 4300 digits (Python 3.11's default guard).
 [[noreturn]] void throw_int_digits_limit();
 }  // namespace jinja

@@ -41,14 +41,20 @@ export function packageRoot(): string {
 
 let cached: NativeBinding | undefined;
 
-/** Loads the embedded backend: a prebuild from prebuilds/ if one matches, else build/Release. */
+/**
+ * Loads the embedded backend: the addon file named by NODE_VLLM_CPP_ADDON
+ * when set (an instrumented or alternative-compiler build), else a prebuild
+ * from prebuilds/ if one matches, else build/Release.
+ */
 export function loadEmbedded(): NativeBinding {
   if (cached) return cached;
   const root = packageRoot();
   try {
+    const override = process.env.NODE_VLLM_CPP_ADDON;
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const nodeGypBuild = require('node-gyp-build') as (dir: string) => NativeBinding;
-    cached = nodeGypBuild(root);
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    cached = override ? (require(path.resolve(override)) as NativeBinding) : nodeGypBuild(root);
   } catch (err) {
     throw new BackendError(
       'node-vllm-cpp: the native addon could not be loaded (' +
