@@ -7,6 +7,21 @@
  */
 export { renderChat, renderChatAsync } from './render';
 export type { Backend, RenderChatOptions, RenderChatResult } from './render';
+export type {
+  ChatContent,
+  ChatContentPart,
+  ChatCustomTool,
+  ChatCustomToolCall,
+  ChatFunctionDefinition,
+  ChatFunctionTool,
+  ChatFunctionToolCall,
+  ChatMessage,
+  ChatRequest,
+  ChatRequestInput,
+  ChatTextPart,
+  ChatTool,
+  ChatToolCall,
+} from './render';
 export { compileTemplate, CompiledTemplate, pyReprOfJson } from './native/embedded';
 export type { RenderLimits } from './native/embedded';
 export { loadTemplateFromPath } from './templates/load';

@@ -7,8 +7,109 @@ import { wallClock, type NowInput } from './native/clock';
 import { CompiledTemplate, compileTemplate, type NativeRenderOptions, type RenderLimits } from './native/embedded';
 import { loadVllmCpp } from './native/vllm-cpp';
 import { loadTemplateFromPath } from './templates/load';
+import type { ChatCompletionRequest } from './protocol/schemas';
 
 export type Backend = 'embedded' | 'vllm.cpp';
+
+// ---------------------------------------------------------------------------
+// Request types. They describe what vLLM's /v1/chat/completions accepts for
+// rendering, structurally, so the official `openai` package's
+// `ChatCompletionCreateParams` (and its message, tool and content-part types)
+// is accepted as is. Fields the renderer does not read (model, temperature,
+// ...) are allowed. Entries vLLM rejects at run time (custom tools, custom
+// tool calls, media parts for a text template) type-check and are rejected
+// with vLLM's own error when rendered.
+// ---------------------------------------------------------------------------
+
+/** A text part of a message's content. `input_text`/`output_text` are the Responses spellings vLLM also takes. */
+export interface ChatTextPart {
+  type: 'text' | 'input_text' | 'output_text';
+  text: string;
+}
+
+/** A content part: a bare string, a text part, or any other typed part (refusal, thinking, image_url, ...). */
+export type ChatContentPart = string | ChatTextPart | { type: string };
+
+/** A message's content. */
+export type ChatContent = string | null | ReadonlyArray<ChatContentPart>;
+
+/** A function call made by the assistant. `arguments` is the JSON string OpenAI clients send; objects are accepted too. */
+export interface ChatFunctionToolCall {
+  id: string;
+  /** `'function'`; a plain `string` is accepted so that call objects built in variables type-check (others are rejected at run time). */
+  type?: 'function' | (string & {});
+  function: { name: string; arguments?: string | Readonly<Record<string, unknown>> | null };
+}
+
+/** A custom (free-form) tool call; vLLM 0.25 rejects it when rendering. */
+export interface ChatCustomToolCall {
+  id: string;
+  type: 'custom';
+  custom: { name: string; input: string };
+}
+
+export type ChatToolCall = ChatFunctionToolCall | ChatCustomToolCall;
+
+/** One message of the conversation. `role` is any string (vLLM's custom roles); the usual ones are listed. */
+export interface ChatMessage {
+  role: 'system' | 'developer' | 'user' | 'assistant' | 'tool' | 'function' | (string & {});
+  content?: ChatContent;
+  name?: string;
+  tool_calls?: ReadonlyArray<ChatToolCall> | null;
+  tool_call_id?: string | null;
+  /** The assistant's reasoning; `reasoning_content` is renamed to it, as vLLM does. */
+  reasoning?: string | null;
+  reasoning_content?: string | null;
+}
+
+/** A function the model may call. */
+export interface ChatFunctionDefinition {
+  name: string;
+  description?: string | null;
+  /** JSON Schema of the arguments. */
+  parameters?: Readonly<Record<string, unknown>> | null;
+  strict?: boolean | null;
+}
+
+/** A Chat Completions function tool. */
+export interface ChatFunctionTool {
+  type?: 'function';
+  function: ChatFunctionDefinition;
+}
+
+/** A custom tool (openai's `ChatCompletionCustomTool`); vLLM 0.25 rejects it when rendering. */
+export interface ChatCustomTool {
+  type: 'custom';
+  custom: { name: string; description?: string; format?: unknown };
+}
+
+export type ChatTool = ChatFunctionTool | ChatCustomTool;
+
+/** The fields of a Chat Completions request that shape the prompt. Other fields are allowed and ignored. */
+export interface ChatRequest {
+  messages: ReadonlyArray<ChatMessage>;
+  /** Must not be an empty list (vLLM rejects `[]`); omit it or pass null for no tools. */
+  tools?: ReadonlyArray<ChatTool> | null;
+  tool_choice?: unknown;
+  /** Default true. */
+  add_generation_prompt?: boolean;
+  /** Continue the final (assistant) message instead of starting a new one; needs `add_generation_prompt: false`. */
+  continue_final_message?: boolean;
+  /** Extra template variables (`enable_thinking`, ...); only those the template reads are passed. */
+  chat_template_kwargs?: Readonly<Record<string, unknown>> | null;
+  documents?: ReadonlyArray<Readonly<Record<string, unknown>>> | null;
+  reasoning_effort?: string | null;
+  /** Rejected, as vLLM rejects a request-supplied template without --trust-request-chat-template. */
+  chat_template?: string | null;
+}
+
+/**
+ * What renderChat takes: a request object (typed as {@link ChatRequest},
+ * openai's `ChatCompletionCreateParams`, or the schema-inferred
+ * {@link ChatCompletionRequest}, e.g. from {@link parsePyJson}), or the raw
+ * JSON text of the request body.
+ */
+export type ChatRequestInput<R extends ChatRequest = ChatRequest> = R | ChatCompletionRequest | string;
 
 export interface RenderChatOptions extends RenderLimits {
   /** Template source text, or a template compiled with compileTemplate(). */
@@ -126,7 +227,7 @@ function finish(p: Prepared, rendered: string): RenderChatResult {
  * of the request body for full numeric/key-order fidelity) into the prompt
  * string pinned vLLM builds.
  */
-export function renderChat(request: unknown, options: RenderChatOptions): RenderChatResult {
+export function renderChat<R extends ChatRequest>(request: ChatRequestInput<R>, options: RenderChatOptions): RenderChatResult {
   const p = prepare(request, options);
   const rendered =
     p.backend === 'embedded'
@@ -136,7 +237,10 @@ export function renderChat(request: unknown, options: RenderChatOptions): Render
 }
 
 /** renderChat off the event loop (N-API async work); safe to run many at once. */
-export async function renderChatAsync(request: unknown, options: RenderChatOptions): Promise<RenderChatResult> {
+export async function renderChatAsync<R extends ChatRequest>(
+  request: ChatRequestInput<R>,
+  options: RenderChatOptions,
+): Promise<RenderChatResult> {
   const p = prepare(request, options);
   const rendered =
     p.backend === 'embedded'

@@ -1,12 +1,18 @@
 /**
- * The node-vllm-cpp command line.
+ * The node-vllm-cpp command line. Option names follow `vllm serve` where vLLM
+ * has one (`--chat-template`, `--tool-call-parser`, ...); the older spellings
+ * (`--template`, `--parser`) stay as aliases.
  *
- *   render --template PATH --request REQUEST.json [options]   print the prompt
+ *   render --chat-template PATH --request REQUEST.json|- [options]   print the prompt
  *   batch CASES.jsonl [--backend B]                            one JSON result line per case
- *   example [--template PATH] [--json]                         render the bundled tool-loop conversation
- *   parse --parser NAME [--tools tools.json] [--stream --chunk-size N] < output.txt
- *   golden report [--backend B]                                golden matches per template and shape
- *   golden roundtrip                                           render -> parse round trip per template/parser pair
+ *   example [--chat-template PATH] [--json]                    render the bundled tool-loop conversation
+ *   parse --tool-call-parser NAME [--tools tools.json] [--stream --chunk-size N] < output.txt
+ *   golden report [--cases DIR --expected DIR --templates DIR]  golden matches per template and shape
+ *   golden roundtrip [--templates DIR]                          render -> parse round trip per template/parser pair
+ *
+ * Exit status: 0 success, 2 usage errors (unknown command or option, missing
+ * or invalid option value), 1 everything else (unreadable files, render
+ * errors, golden runs that compared nothing, unexplained round-trip losses).
  *
  * The batch and parse output contracts are used by tooling outside the
  * package: keep them stable.
@@ -14,25 +20,72 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parsePyJson } from '../protocol/pyjson';
-import { renderChat, type Backend, type RenderChatOptions } from '../render';
+import { renderChat, type Backend, type ChatRequestInput, type RenderChatOptions } from '../render';
 import { packageRoot } from '../native/loader';
-import { runParse } from './parse';
-import { parseArgs, str, UsageError } from './args';
+import { PARSE_USAGE, runParse } from './parse';
+import { decodeJson, InputFileError, parseArgs, readInput, readToolsFile, str, UsageError } from './args';
 import { goldenReport } from '../golden/report';
 import { goldenDirs } from '../golden/suite';
 import { roundTripPairs, roundTripReport } from '../golden/roundtrip';
 
+const RENDER_USAGE = `usage: node-vllm-cpp render --chat-template PATH --request REQUEST.json [options]
+
+  --chat-template PATH       a chat_template.jinja, tokenizer_config.json, chat_template.json
+                             or a model directory (alias --template)
+  --request FILE             the Chat Completions request body; - reads standard input
+  --tools FILE               tools for the request (a JSON list, or an object with "tools")
+  --chat-template-content-format auto|string|openai   (default auto, as vLLM)
+  --chat-template-kwargs JSON           the request's chat_template_kwargs (replaces the file's)
+  --default-chat-template-kwargs JSON   server-side defaults; the request's kwargs win
+  --continue-final-message   continue the last assistant message (no generation prompt)
+  --no-generation-prompt     add_generation_prompt = false
+  --bos-token T, --eos-token T          special tokens (default: tokenizer_config.json beside the template)
+  --now ISO8601              clock for strftime_now
+  --policy strict|lenient    invalid tool-call arguments: reject (pinned vLLM) or coerce to {}
+  --backend embedded|vllm.cpp
+  --json                     print {prompt, warnings, content_format, template_sha256}`;
+
+const BATCH_USAGE = `usage: node-vllm-cpp batch CASES.jsonl [--backend embedded|vllm.cpp]
+
+One case per line: {"id", "template": PATH, "messages", "tools"?, "add_generation_prompt"?,
+"bos_token"?, "eos_token"?, "now"?, "kwargs"?}; prints one {"id", "ok", "prompt"|"error"} line per case.`;
+
+const EXAMPLE_USAGE = `usage: node-vllm-cpp example [--chat-template PATH] [--now ISO8601] [--json]
+
+Renders the bundled examples/tool-loop.json through examples/chat_template.jinja
+(or the template or model directory given).`;
+
+const GOLDEN_USAGE = `usage: node-vllm-cpp golden report [--backend embedded|vllm.cpp] [--cases DIR] [--expected DIR] [--templates DIR] [--json]
+       node-vllm-cpp golden roundtrip [--templates DIR]
+
+The golden corpus (test/golden/cases, test/golden/expected) lives in the
+source repository; in a checkout they are the defaults. --templates defaults
+to $NODE_VLLM_CPP_TEMPLATES or ../shared/templates. report exits 1 when a
+directory is missing or nothing was compared; roundtrip exits 1 also on an
+unexplained loss.`;
+
 const USAGE = `usage:
-  node-vllm-cpp render --template PATH --request REQUEST.json [--bos-token T] [--eos-token T]
-                       [--now ISO8601] [--no-generation-prompt] [--policy strict|lenient]
+  node-vllm-cpp render --chat-template PATH --request REQUEST.json|- [--tools FILE] [--bos-token T] [--eos-token T]
+                       [--chat-template-content-format F] [--chat-template-kwargs JSON] [--default-chat-template-kwargs JSON]
+                       [--continue-final-message] [--no-generation-prompt] [--now ISO8601] [--policy strict|lenient]
                        [--backend embedded|vllm.cpp] [--json]
   node-vllm-cpp batch CASES.jsonl [--backend embedded|vllm.cpp]
-  node-vllm-cpp example [--template PATH] [--json]
-  node-vllm-cpp parse --parser NAME [--tools tools.json] [--stream --chunk-size N] < output.txt
-  node-vllm-cpp golden report [--backend embedded|vllm.cpp] [--templates DIR]
+  node-vllm-cpp example [--chat-template PATH] [--json]
+  node-vllm-cpp parse --tool-call-parser NAME [--tools tools.json] [--stream --chunk-size N] < output.txt
+  node-vllm-cpp golden report [--backend embedded|vllm.cpp] [--cases DIR] [--expected DIR] [--templates DIR]
   node-vllm-cpp golden roundtrip [--templates DIR]
+  node-vllm-cpp COMMAND --help
 
-PATH is a chat_template.jinja file, a tokenizer_config.json or a model directory.`;
+PATH is a chat_template.jinja file, a tokenizer_config.json or a model directory.
+Exit status: 0 ok, 2 usage error, 1 any other failure.`;
+
+const COMMAND_USAGE: Record<string, string> = {
+  render: RENDER_USAGE,
+  batch: BATCH_USAGE,
+  example: EXAMPLE_USAGE,
+  parse: PARSE_USAGE,
+  golden: GOLDEN_USAGE,
+};
 
 export interface CliIO {
   stdout: (s: string) => void;
@@ -57,16 +110,45 @@ function policyOf(v: string | undefined): 'strict' | 'lenient' | undefined {
   return v;
 }
 
+function contentFormatOf(v: string | undefined): RenderChatOptions['contentFormat'] {
+  if (v === undefined) return undefined;
+  if (v !== 'auto' && v !== 'string' && v !== 'openai') throw new UsageError(`--chat-template-content-format must be auto, string or openai, got ${v}`);
+  return v;
+}
+
+/** A JSON object given inline on the command line. */
+function kwargsOf(v: string | undefined, flag: string): Record<string, unknown> | undefined {
+  if (v === undefined) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = parsePyJson(v);
+  } catch (e) {
+    throw new UsageError(`--${flag} must be a JSON object: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError(`--${flag} must be a JSON object`);
+  return parsed as Record<string, unknown>;
+}
+
+const TEMPLATE_ALIASES = { template: 'chat-template' } as const;
+
 function cmdRender(argv: string[], io: CliIO): number {
   const a = parseArgs(
     argv,
-    new Set(['template', 'request', 'bos-token', 'eos-token', 'now', 'policy', 'backend']),
-    new Set(['no-generation-prompt', 'json']),
+    new Set([
+      'chat-template', 'request', 'tools', 'bos-token', 'eos-token', 'now', 'policy', 'backend',
+      'chat-template-content-format', 'chat-template-kwargs', 'default-chat-template-kwargs',
+    ]),
+    new Set(['no-generation-prompt', 'continue-final-message', 'json']),
+    TEMPLATE_ALIASES,
   );
-  const template = str(a, 'template');
+  if (a.help) {
+    io.stdout(RENDER_USAGE + '\n');
+    return 0;
+  }
+  if (a.positionals.length) throw new UsageError(`render: unexpected argument ${JSON.stringify(a.positionals[0])}`);
+  const template = str(a, 'chat-template');
   const requestPath = str(a, 'request');
-  if (!template || !requestPath) throw new UsageError('render needs --template PATH and --request REQUEST.json');
-  const requestText = fs.readFileSync(requestPath, 'utf8');
+  if (!template || !requestPath) throw new UsageError('render needs --chat-template PATH and --request REQUEST.json');
   const options: RenderChatOptions = {
     templatePath: template,
     bosToken: str(a, 'bos-token'),
@@ -74,12 +156,33 @@ function cmdRender(argv: string[], io: CliIO): number {
     now: str(a, 'now'),
     policy: policyOf(str(a, 'policy')),
     backend: backendOf(str(a, 'backend')),
+    contentFormat: contentFormatOf(str(a, 'chat-template-content-format')),
+    chatTemplateKwargs: kwargsOf(str(a, 'default-chat-template-kwargs'), 'default-chat-template-kwargs'),
   };
+  const requestKwargs = kwargsOf(str(a, 'chat-template-kwargs'), 'chat-template-kwargs');
+  const toolsFile = str(a, 'tools');
+  if (toolsFile === '-' && requestPath === '-') throw new UsageError('render: --request and --tools cannot both read standard input');
+  const requestText = readInput(requestPath, '--request', io.readStdin);
+  // The text itself is rendered (full numeric fidelity) unless an option changes the request.
+  let request: ChatRequestInput = requestText;
+  if (requestKwargs || toolsFile) {
+    const body = decodeJson(requestText, `--request ${requestPath}`);
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new InputFileError(`--request ${requestPath}: a request must be a JSON object`);
+    const edited: Record<string, unknown> = { ...(body as Record<string, unknown>) };
+    if (toolsFile) edited.tools = readToolsFile(toolsFile, io.readStdin);
+    if (requestKwargs) edited.chat_template_kwargs = requestKwargs;
+    request = edited as ChatRequestInput;
+  }
   if (a.flags.has('no-generation-prompt')) options.addGenerationPrompt = false;
-  const result = renderChat(requestText, options);
+  if (a.flags.has('continue-final-message')) {
+    options.continueFinalMessage = true;
+    options.addGenerationPrompt = false;
+  }
+  const result = renderChat(request, options);
   if (a.flags.has('json')) {
     io.stdout(JSON.stringify({ prompt: result.prompt, warnings: result.warnings, content_format: result.contentFormat, template_sha256: result.templateHash }) + '\n');
   } else {
+    for (const w of result.warnings) io.stderr(`warning: ${w}\n`);
     io.stdout(result.prompt);
   }
   return 0;
@@ -100,11 +203,16 @@ function optString(obj: Lossless, key: string): string | undefined {
 
 function cmdBatch(argv: string[], io: CliIO): number {
   const a = parseArgs(argv, new Set(['backend']), new Set());
+  if (a.help) {
+    io.stdout(BATCH_USAGE + '\n');
+    return 0;
+  }
   const file = a.positionals[0];
   if (!file) throw new UsageError('batch needs a CASES.jsonl file');
+  if (a.positionals.length > 1) throw new UsageError(`batch: unexpected argument ${JSON.stringify(a.positionals[1])}`);
   const backend = backendOf(str(a, 'backend'));
-  const baseDir = path.dirname(path.resolve(file));
-  const lines = fs.readFileSync(file, 'utf8').split('\n');
+  const baseDir = file === '-' ? process.cwd() : path.dirname(path.resolve(file));
+  const lines = readInput(file, 'batch', io.readStdin).split('\n');
   for (const [n, raw] of lines.entries()) {
     if (!raw.trim()) continue;
     let id: unknown = null;
@@ -118,7 +226,8 @@ function cmdBatch(argv: string[], io: CliIO): number {
       if (field(c, 'tools') !== undefined) request.tools = field(c, 'tools');
       const agp = field(c, 'add_generation_prompt');
       const kwargs = field(c, 'kwargs');
-      const result = renderChat(request, {
+      // validated by renderChat (zod), like any request
+      const result = renderChat(request as ChatRequestInput, {
         templatePath: path.resolve(baseDir, template),
         bosToken: optString(c, 'bos_token'),
         eosToken: optString(c, 'eos_token'),
@@ -136,10 +245,15 @@ function cmdBatch(argv: string[], io: CliIO): number {
 }
 
 function cmdExample(argv: string[], io: CliIO): number {
-  const a = parseArgs(argv, new Set(['template', 'now']), new Set(['json']));
+  const a = parseArgs(argv, new Set(['chat-template', 'now']), new Set(['json']), TEMPLATE_ALIASES);
+  if (a.help) {
+    io.stdout(EXAMPLE_USAGE + '\n');
+    return 0;
+  }
+  if (a.positionals.length) throw new UsageError(`example: unexpected argument ${JSON.stringify(a.positionals[0])}`);
   const root = packageRoot();
-  const requestText = fs.readFileSync(path.join(root, 'examples', 'tool-loop.json'), 'utf8');
-  const templatePath = str(a, 'template') ?? path.join(root, 'examples', 'chat_template.jinja');
+  const requestText = readInput(path.join(root, 'examples', 'tool-loop.json'), 'example', io.readStdin);
+  const templatePath = str(a, 'chat-template') ?? path.join(root, 'examples', 'chat_template.jinja');
   const result = renderChat(requestText, {
     templatePath,
     bosToken: '<bos>',
@@ -155,19 +269,57 @@ function cmdExample(argv: string[], io: CliIO): number {
   return 0;
 }
 
+function needDir(dir: string, flag: string, what: string): string {
+  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) {
+    throw new InputFileError(
+      `golden: ${what} directory not found: ${dir}. Give ${flag} DIR; the npm package does not ship the golden corpus (it lives in the source repository).`,
+    );
+  }
+  return dir;
+}
+
 function cmdGolden(argv: string[], io: CliIO): number {
   const [sub, ...rest] = argv;
+  if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {
+    io.stdout(GOLDEN_USAGE + '\n');
+    return sub === undefined ? 2 : 0;
+  }
   if (sub === 'roundtrip') {
     const a = parseArgs(rest, new Set(['templates']), new Set());
-    const pairs = roundTripPairs(str(a, 'templates') ?? goldenDirs().templates).filter((p) => fs.existsSync(p.template));
+    if (a.help) {
+      io.stdout(GOLDEN_USAGE + '\n');
+      return 0;
+    }
+    if (a.positionals.length) throw new UsageError(`golden roundtrip: unexpected argument ${JSON.stringify(a.positionals[0])}`);
+    const templates = str(a, 'templates') ?? goldenDirs().templates;
+    const pairs = roundTripPairs(templates).filter((p) => fs.existsSync(p.template));
+    if (pairs.length === 0) {
+      throw new InputFileError(`golden roundtrip: none of the supported templates was found (looked in ${templates}); give --templates DIR. Nothing was compared.`);
+    }
     const report = roundTripReport(pairs);
     io.stdout(report.text);
     return report.unexpected ? 1 : 0;
   }
   if (sub !== 'report') throw new UsageError('golden: subcommands are `report` and `roundtrip`');
-  const a = parseArgs(rest, new Set(['backend', 'templates']), new Set(['json']));
-  const report = goldenReport({ backend: backendOf(str(a, 'backend')), templatesDir: str(a, 'templates') });
+  const a = parseArgs(rest, new Set(['backend', 'cases', 'expected', 'templates']), new Set(['json']));
+  if (a.help) {
+    io.stdout(GOLDEN_USAGE + '\n');
+    return 0;
+  }
+  if (a.positionals.length) throw new UsageError(`golden report: unexpected argument ${JSON.stringify(a.positionals[0])}`);
+  const backend = backendOf(str(a, 'backend'));
+  const defaults = goldenDirs();
+  const report = goldenReport({
+    backend,
+    casesDir: needDir(str(a, 'cases') ?? defaults.cases, '--cases', 'golden cases'),
+    expectedDir: needDir(str(a, 'expected') ?? defaults.expected, '--expected', 'expected prompts'),
+    templatesDir: needDir(str(a, 'templates') ?? defaults.templates, '--templates', 'templates'),
+  });
   io.stdout(a.flags.has('json') ? JSON.stringify(report, null, 1) + '\n' : report.text);
+  if (report.total === 0) {
+    io.stderr('golden report: nothing was compared (no template in the templates directory has expected prompts for these cases)\n');
+    return 1;
+  }
   return 0;
 }
 
@@ -182,18 +334,26 @@ export function main(argv: string[], io: CliIO): number {
       case 'example':
         return cmdExample(rest, io);
       case 'parse': {
-        const r = runParse(rest, io.readStdin());
+        const r = runParse(rest, io.readStdin);
         io.stdout(r.stdout);
         return r.exitCode;
       }
       case 'golden':
         return cmdGolden(rest, io);
       case undefined:
-      case 'help':
+        io.stderr(USAGE + '\n');
+        return 2;
+      case 'help': {
+        const topic = rest[0];
+        const text = topic === undefined ? USAGE : COMMAND_USAGE[topic];
+        if (text === undefined) throw new UsageError(`help: unknown command ${JSON.stringify(topic)}`);
+        io.stdout(text + '\n');
+        return 0;
+      }
       case '--help':
       case '-h':
         io.stdout(USAGE + '\n');
-        return cmd === undefined ? 2 : 0;
+        return 0;
       case '--version': {
         const pkg = JSON.parse(fs.readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as { version: string };
         io.stdout(pkg.version + '\n');
@@ -204,7 +364,11 @@ export function main(argv: string[], io: CliIO): number {
     }
   } catch (e) {
     io.stderr(errorLine(e) + '\n');
-    if (e instanceof UsageError) io.stderr(USAGE + '\n');
-    return e instanceof UsageError ? 2 : 1;
+    if (e instanceof UsageError) {
+      const usage = (cmd !== undefined && COMMAND_USAGE[cmd]) || USAGE;
+      io.stderr(usage + '\n');
+      return 2;
+    }
+    return 1;
   }
 }

@@ -1,5 +1,5 @@
 /**
- * `parse --parser NAME [--tools tools.json] [--stream [--chunk-size N]]`
+ * `parse --tool-call-parser NAME [--tools tools.json] [--stream [--chunk-size N]]`
  *
  * Parses raw model output (given as `input`) into one OpenAI message object
  * `{"content", "tool_calls"}` printed as a single JSON line. With `--stream`
@@ -7,30 +7,28 @@
  * (default 1) and the printed object is what an OpenAI client accumulates
  * from the deltas.
  */
-import * as fs from 'fs';
-import { parseArgs, str, UsageError } from './args';
-import { accumulateDeltas, createStreamingToolParser, parseToolCalls } from '../parsers';
+import { parseArgs, readToolsFile, str, UsageError } from './args';
+import { accumulateDeltas, createStreamingToolParser, parseToolCalls, TOOL_PARSERS } from '../parsers';
 import type { ParseResult, StreamDelta, ToolShape } from '../parsers';
 
-function readTools(file: string): ToolShape[] {
-  let data: unknown;
-  try {
-    data = JSON.parse(fs.readFileSync(file, 'utf8'));
-  } catch (e) {
-    throw new UsageError(`--tools: cannot read ${file}: ${e instanceof Error ? e.message : String(e)}`);
-  }
-  const list = Array.isArray(data) ? data : typeof data === 'object' && data !== null ? (data as { tools?: unknown }).tools : undefined;
-  if (!Array.isArray(list)) throw new UsageError('--tools: expected a list of tools or an object with a "tools" list');
-  return list as ToolShape[];
-}
+export const PARSE_USAGE = `usage: node-vllm-cpp parse --tool-call-parser NAME [--tools tools.json] [--stream [--chunk-size N]] < output.txt
 
-export function runParse(args: string[], input: string): { stdout: string; exitCode: number } {
-  const a = parseArgs(args, new Set(['parser', 'tools', 'chunk-size']), new Set(['stream']));
+  --tool-call-parser NAME  vLLM's parser name (alias --parser)
+  --tools FILE             a JSON list of tools, or a request body with "tools"
+  --stream                 feed the input through the streaming parser
+  --chunk-size N           code points per chunk with --stream (default 1)`;
+
+export function runParse(args: string[], input: string | (() => string)): { stdout: string; exitCode: number } {
+  const a = parseArgs(args, new Set(['tool-call-parser', 'tools', 'chunk-size']), new Set(['stream']), { parser: 'tool-call-parser' });
+  if (a.help) return { stdout: PARSE_USAGE + '\n', exitCode: 0 };
   if (a.positionals.length) throw new UsageError(`parse: unexpected argument ${JSON.stringify(a.positionals[0])}`);
-  const parser = str(a, 'parser');
-  if (!parser) throw new UsageError('parse: --parser NAME is required');
+  const parser = str(a, 'tool-call-parser');
+  if (!parser) throw new UsageError('parse: --tool-call-parser NAME is required');
+  if (!TOOL_PARSERS.includes(parser)) throw new UsageError(`parse: unknown --tool-call-parser ${JSON.stringify(parser)}; known: ${TOOL_PARSERS.join(', ')}`);
   const toolsFile = str(a, 'tools');
-  const tools = toolsFile ? readTools(toolsFile) : undefined;
+  if (toolsFile === '-') throw new UsageError('parse: --tools cannot be standard input (the model output is read from it)');
+  const tools = toolsFile ? (readToolsFile(toolsFile, () => '', false) as ToolShape[]) : undefined;
+  if (typeof input === 'function') input = input();
   const stream = a.flags.has('stream');
   const chunkText = str(a, 'chunk-size');
   if (chunkText !== undefined && !stream) throw new UsageError('parse: --chunk-size needs --stream');

@@ -12,18 +12,29 @@ export interface GoldenReport {
   text: string;
 }
 
-export function goldenReport(opts: { backend?: Backend; templatesDir?: string } = {}): GoldenReport {
+export interface GoldenReportOptions {
+  backend?: Backend;
+  /** Conversation shapes (default: test/golden/cases of the checkout). */
+  casesDir?: string;
+  /** Prompts rendered by pinned Python vLLM (default: test/golden/expected of the checkout). */
+  expectedDir?: string;
+  /** Chat templates (default: $NODE_VLLM_CPP_TEMPLATES or ../shared/templates). */
+  templatesDir?: string;
+}
+
+export function goldenReport(opts: GoldenReportOptions = {}): GoldenReport {
   const backend = opts.backend ?? 'embedded';
   const dirs = goldenDirs();
   const templatesDir = opts.templatesDir ?? dirs.templates;
-  const cases = loadGoldenCases(dirs.cases);
+  const expectedDir = opts.expectedDir ?? dirs.expected;
+  const cases = loadGoldenCases(opts.casesDir ?? dirs.cases);
   const templates = listTemplates(templatesDir) ?? [];
   const perTemplate: GoldenReport['perTemplate'] = {};
   const perShape: GoldenReport['perShape'] = {};
   let matches = 0;
   let total = 0;
   for (const t of templates) {
-    const expected = loadExpected(t.file, dirs.expected);
+    const expected = loadExpected(t.file, expectedDir);
     if (!expected) {
       perTemplate[t.file] = { matches: 0, total: 0, skipped: 'no expected file' };
       continue;

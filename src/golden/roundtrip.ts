@@ -9,8 +9,8 @@ import * as path from 'node:path';
 import { packageRoot } from '../native/loader';
 import { pyReprOfJson } from '../native/embedded';
 import { makePyDict, isPyDict, pyEntries, parsePyJson, serializePyJson } from '../protocol/pyjson';
-import { parseToolCalls, type ToolShape } from '../parsers';
-import { renderChat } from '../render';
+import { parseToolCalls } from '../parsers';
+import { renderChat, type ChatFunctionTool } from '../render';
 
 export interface RoundTripPair {
   /** A template path. */
@@ -26,7 +26,7 @@ export interface RoundTripVector {
 }
 
 /** Tools the vectors call, with schemas so parsers can type bare values. */
-export const ROUND_TRIP_TOOLS: ToolShape[] = [
+export const ROUND_TRIP_TOOLS: ChatFunctionTool[] = [
   {
     type: 'function' as const,
     function: {

@@ -10,13 +10,14 @@ import { NodeVllmError, RequestValidationError, TemplateError, ToolArgumentsErro
 import { packageRoot } from '../native/loader';
 import { compileTemplate, type CompiledTemplate } from '../native/embedded';
 import { parsePyJson } from '../protocol/pyjson';
+import type { ChatCompletionRequest } from '../protocol/schemas';
 import { renderChat, type Backend } from '../render';
 
 export interface GoldenCase {
   id: string;
   description?: string;
-  /** The request exactly as the case file holds it (lossless values). */
-  request: unknown;
+  /** The request exactly as the case file holds it (lossless values; validated when rendered). */
+  request: ChatCompletionRequest;
   bosToken?: string;
   eosToken?: string;
   now?: string;
@@ -57,7 +58,7 @@ export function loadGoldenCases(dir = goldenDirs().cases): GoldenCase[] {
     out.push({
       id: s('id') ?? f.replace(/\.json$/, ''),
       description: s('description'),
-      request: c.request,
+      request: c.request as ChatCompletionRequest,
       bosToken: s('bos_token'),
       eosToken: s('eos_token'),
       now: s('now'),

@@ -87,6 +87,115 @@ describe('cli', () => {
     expect(run(['render', '--nope']).code).toBe(2);
   });
 
+  it('vLLM flag names: --chat-template, --tools, --chat-template-content-format, kwargs, stdin request', () => {
+    const text = fs.readFileSync(example, 'utf8');
+    const base = ['render', '--chat-template', exampleTemplate, '--bos-token', '<bos>', '--eos-token', '<eos>', '--now', '2026-01-15T10:30:00'];
+    expect(run([...base, '--request', '-'], text).out).toBe(expected.prompt);
+    // tools given apart from the request replace the request's own
+    const req = parsePyJson(text) as Record<string, any>;
+    const toolsFile = path.join(tmp, 'tools.json');
+    fs.writeFileSync(toolsFile, serializePyJson(req.tools));
+    const noTools = path.join(tmp, 'no-tools.json');
+    fs.writeFileSync(noTools, serializePyJson({ ...req, tools: undefined }).replace(/,?\s*"tools":\s*null/, ''));
+    const withTools = run([...base, '--request', noTools, '--tools', toolsFile]);
+    expect(withTools.err).toBe('');
+    expect(withTools.out).toBe(expected.prompt);
+    // kwargs reach the template: a template that prints one
+    const tpl = path.join(tmp, 'kw.jinja');
+    fs.writeFileSync(tpl, '{{ flavour }}|{{ messages[0].content is string }}');
+    const user = path.join(tmp, 'user.json');
+    fs.writeFileSync(user, JSON.stringify({ messages: [{ role: 'user', content: 'hi' }], chat_template_kwargs: { flavour: 'file' } }));
+    const kw = ['render', '--chat-template', tpl, '--request', user];
+    expect(run(kw).out).toBe('file|True');
+    expect(run([...kw, '--chat-template-kwargs', '{"flavour": "flag"}']).out).toBe('flag|True');
+    // server defaults lose to the request's kwargs (vLLM's merge order)
+    expect(run([...kw, '--default-chat-template-kwargs', '{"flavour": "server"}']).out).toBe('file|True');
+    expect(run([...kw, '--chat-template-content-format', 'openai']).out).toBe('file|False');
+    expect(run([...kw, '--chat-template-content-format', 'bogus']).code).toBe(2);
+    expect(run([...kw, '--chat-template-kwargs', '[1]']).code).toBe(2);
+  });
+
+  it('--continue-final-message continues the last assistant message without a generation prompt', () => {
+    const tpl = path.join(tmp, 'cont.jinja');
+    fs.writeFileSync(tpl, '{% for m in messages %}<{{ m.role }}>{{ m.content }}</{{ m.role }}>{% endfor %}{% if add_generation_prompt %}<assistant>{% endif %}');
+    const req = path.join(tmp, 'cont.json');
+    fs.writeFileSync(req, JSON.stringify({ messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'Hel' }] }));
+    const r = run(['render', '--chat-template', tpl, '--request', req, '--continue-final-message']);
+    expect(r.code).toBe(0);
+    // transformers cuts the rendered text right after the final message's content
+    expect(r.out).toBe('<user>hi</user><assistant>Hel');
+    expect(run(['render', '--chat-template', tpl, '--request', req]).out).toBe('<user>hi</user><assistant>Hel</assistant><assistant>');
+  });
+
+  it('old spellings stay as aliases', () => {
+    const args = ['render', '--template', exampleTemplate, '--request', example, '--bos-token', '<bos>', '--eos-token', '<eos>', '--now', '2026-01-15T10:30:00'];
+    expect(run(args).out).toBe(expected.prompt);
+    const out = '<tool_call>\n{"name": "f", "arguments": {}}\n</tool_call>';
+    expect(JSON.parse(run(['parse', '--parser', 'hermes'], out).out).tool_calls[0].function.name).toBe('f');
+    expect(JSON.parse(run(['parse', '--tool-call-parser', 'hermes'], out).out).tool_calls[0].function.name).toBe('f');
+  });
+
+  it('per-command --help prints that command\'s options and exits 0', () => {
+    for (const cmd of ['render', 'batch', 'example', 'parse', 'golden']) {
+      const r = run([cmd, '--help']);
+      expect(r.code, cmd).toBe(0);
+      expect(r.out, cmd).toMatch(new RegExp(`^usage: node-vllm-cpp ${cmd}`));
+      expect(run(['help', cmd]).out).toBe(r.out);
+    }
+    expect(run(['render', '--help']).out).toContain('--chat-template-content-format');
+    expect(run(['--help']).code).toBe(0);
+    expect(run([]).code).toBe(2);
+  });
+
+  it('exit codes: usage errors 2, everything else 1; missing files are the package\'s own error', () => {
+    expect(run(['render', '--chat-template', exampleTemplate]).code).toBe(2); // no --request
+    expect(run(['render', '--chat-template', exampleTemplate, '--request', example, 'stray']).code).toBe(2);
+    expect(run(['parse', '--tool-call-parser', 'no_such_parser'], 'x').code).toBe(2);
+    expect(run(['parse']).code).toBe(2);
+    const missingReq = run(['render', '--chat-template', exampleTemplate, '--request', path.join(tmp, 'missing.json')]);
+    expect(missingReq.code).toBe(1);
+    expect(missingReq.err).toMatch(/^InputFileError: --request: cannot read .*missing\.json: no such file/);
+    const missingTpl = run(['render', '--chat-template', path.join(tmp, 'missing.jinja'), '--request', example]);
+    expect(missingTpl.code).toBe(1);
+    expect(missingTpl.err).toMatch(/^TemplateLoadError: /);
+    const missingTools = run(['parse', '--tool-call-parser', 'hermes', '--tools', path.join(tmp, 'missing-tools.json')], 'x');
+    expect(missingTools.code).toBe(1);
+    expect(missingTools.err).toMatch(/^InputFileError: --tools: cannot read/);
+    expect(run(['batch', path.join(tmp, 'missing.jsonl')]).code).toBe(1);
+  });
+
+  it('golden commands fail (exit 1) when their directories are missing or nothing was compared', () => {
+    const empty = fs.mkdtempSync(path.join(tmp, 'empty-'));
+    const noCases = run(['golden', 'report', '--cases', path.join(tmp, 'no-such-dir')]);
+    expect(noCases.code).toBe(1);
+    expect(noCases.err).toMatch(/^InputFileError: golden: golden cases directory not found: .*--cases DIR/);
+    const nothing = run(['golden', 'report', '--templates', empty]);
+    expect(nothing.code).toBe(1);
+    expect(nothing.out).toContain('nothing compared');
+    expect(nothing.err).toContain('nothing was compared');
+    // roundtrip: only the package's own DSML template is left to compare, and it is reported
+    const rt = run(['golden', 'roundtrip', '--templates', empty]);
+    expect(rt.code).toBe(0);
+    expect(rt.out.trim().split('\n').filter((l) => l.startsWith('  ') && !l.startsWith('    '))).toEqual([
+      expect.stringMatching(/^ {2}deepseek_v32_dsml\.jinja \+ deepseek_v32: exact \d+, reordered 0, lossy \d+, failed 0 \/ \d+$/),
+    ]);
+    expect(run(['golden']).code).toBe(2);
+    expect(run(['golden', 'frob']).code).toBe(2);
+  });
+
+  const sharedLlama = path.join(process.env.NODE_VLLM_CPP_TEMPLATES ?? path.join(root, '..', 'shared', 'templates'), 'llama3_1__vllm_json.jinja');
+  it.skipIf(!fs.existsSync(sharedLlama))('golden report compares what it is given and exits 0', () => {
+    // one template copied to a scratch directory: only its expected prompts are compared
+    const templates = fs.mkdtempSync(path.join(tmp, 'tpl-'));
+    const exp = JSON.parse(fs.readFileSync(path.join(root, 'test', 'golden', 'expected', 'llama3_1__vllm_json.json'), 'utf8'));
+    fs.copyFileSync(sharedLlama, path.join(templates, 'llama3_1__vllm_json.jinja'));
+    const r = run(['golden', 'report', '--templates', templates, '--json']);
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.out);
+    expect(report.total).toBe(Object.keys(exp.cases).length);
+    expect(report.matches).toBe(report.total);
+  });
+
   it('the installed bin runs the compiled CLI', () => {
     const bin = path.join(root, 'bin', 'node-vllm-cpp.js');
     const out = execFileSync(process.execPath, [bin, 'example'], { cwd: root }).toString();
