@@ -75,6 +75,8 @@ export async function* sseData(body: ReadableStream<Uint8Array>): AsyncGenerator
       buf += done ? decoder.decode() : decoder.decode(value, { stream: true });
       let nl: number;
       while ((nl = buf.search(/\r\n|\r|\n/)) >= 0) {
+        // A CR at the end of what has arrived may be the first half of a CRLF.
+        if (!done && nl === buf.length - 1 && buf[nl] === '\r') break;
         const line = buf.slice(0, nl);
         buf = buf.slice(nl + (buf.startsWith('\r\n', nl) ? 2 : 1));
         if (line === '') {
@@ -171,8 +173,8 @@ export class UpstreamGenerator implements TextGenerator {
       stream_options: { include_usage: true },
     };
     for (const k of SAMPLING_FIELDS) if (params[k] !== undefined) body[k] = params[k];
-    const maxTokens = params.max_tokens ?? params.max_completion_tokens;
-    if (maxTokens !== undefined && maxTokens !== null) body.max_tokens = maxTokens;
+    // No limit is an explicit null: completions endpoints default to 16 tokens otherwise.
+    body.max_tokens = params.max_tokens ?? params.max_completion_tokens ?? null;
     Object.assign(body, this.options.extraBody);
     const res = await this.request(this.url, { method: 'POST', headers: this.headers(), body: JSON.stringify(body), signal });
     if (!res.body) throw new UpstreamError(`upstream ${this.url} sent no body`, 502);
