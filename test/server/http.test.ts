@@ -7,9 +7,10 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
+import Fastify from 'fastify';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHandler, createServer, type CreateServerOptions, type ServerBackend } from '../../src/server';
+import { createHandler, createServer, nodeVllmCppPlugin, type CreateServerOptions, type ServerBackend } from '../../src/server';
 import type { ChatCallOptions } from '../../src/server';
 import { client, gate, listen, ScriptedGenerator, until } from './support';
 
@@ -319,6 +320,22 @@ describe('metrics', () => {
 });
 
 describe('library mounting', () => {
+  it('nodeVllmCppPlugin mounts under a prefix inside a host Fastify app, encapsulated', async () => {
+    const host = Fastify();
+    servers.push(host);
+    host.get('/own', async () => ({ own: true }));
+    host.post('/own-json', async (req) => req.body);
+    await host.register(nodeVllmCppPlugin, { prefix: '/llm', backend: echoBackend(new ScriptedGenerator(['mounted'])), apiKey: 'k' });
+    const base = await listen(host);
+    const r = await client(`${base}/llm`, 'k').chat.completions.create({ model: 'tiny-model', messages: [{ role: 'user', content: 'hi' }] });
+    expect(r.choices[0].message.content).toBe('mounted');
+    expect((await raw(base, '/llm/v1/models')).res.status).toBe(401);
+    // the host's routes, JSON parser and 404s are untouched by the plugin
+    expect((await raw(base, '/own')).json).toEqual({ own: true });
+    expect((await raw(base, '/own-json', post({ a: 1 }))).json).toEqual({ a: 1 });
+    expect((await raw(base, '/elsewhere')).json).toMatchObject({ statusCode: 404 });
+  });
+
   it('createHandler serves the routes from a plain node:http server', async () => {
     const handler = await createHandler({ backend: echoBackend(new ScriptedGenerator(['plain'])) });
     const server = http.createServer((req, res) => {
