@@ -166,6 +166,24 @@ function hasTools(request: Record<string, unknown>): boolean {
   return Array.isArray(tools) && tools.length > 0;
 }
 
+/**
+ * vLLM takes bos_token/eos_token from the tokenizer; a template given as bare
+ * text or a lone .jinja file has none, and Jinja2 renders the undefined name
+ * as an empty string. Say so when the template reads one.
+ */
+function missingTokenWarnings(undeclared: ReadonlySet<string>, tokens: Readonly<Record<string, string>>): string[] {
+  const out: string[] = [];
+  for (const [name, option] of [['bos_token', 'bosToken'], ['eos_token', 'eosToken']] as const) {
+    if (undeclared.has(name) && tokens[name] === undefined) {
+      out.push(
+        `the template reads ${name} but none was given, so it renders as an empty string: pass ${option}, ` +
+          'or a templatePath with tokenizer_config.json beside the template',
+      );
+    }
+  }
+  return out;
+}
+
 function prepare(input: unknown, options: RenderChatOptions): Prepared {
   // Raw request text is decoded once, losslessly, before anything looks at it.
   const request = toRequestValue(input);
@@ -187,6 +205,7 @@ function prepare(input: unknown, options: RenderChatOptions): Prepared {
   const specialTokens: Record<string, string> = { ...configTokens, ...options.specialTokens };
   if (options.bosToken !== undefined) specialTokens.bos_token = options.bosToken;
   if (options.eosToken !== undefined) specialTokens.eos_token = options.eosToken;
+  const tokenWarnings = missingTokenWarnings(compiled.undeclaredVariables, specialTokens);
   const built = buildTemplateContext(
     request,
     { contentFormat: compiled.contentFormat, undeclaredVariables: compiled.undeclaredVariables, templateSource: compiled.source },
@@ -206,6 +225,7 @@ function prepare(input: unknown, options: RenderChatOptions): Prepared {
     maxDepth: options.maxDepth,
   };
   const contentFormat = options.contentFormat && options.contentFormat !== 'auto' ? options.contentFormat : compiled.contentFormat;
+  if (tokenWarnings.length) built.warnings.push(...tokenWarnings);
   return { compiled, built, native, backend, contentFormat };
 }
 

@@ -1,7 +1,8 @@
 /**
  * Locating chat templates: a source string, a .jinja file, a
- * tokenizer_config.json (string or list of {name, template}), or a model
- * directory holding either (chat_template.jinja wins, as in transformers).
+ * tokenizer_config.json (string or list of {name, template}), a
+ * chat_template.json, or a model directory holding any of them
+ * (chat_template.jinja wins, as in transformers).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -13,7 +14,7 @@ export interface LoadedTemplate {
   origin: string;
   /** Name picked from a list-of-templates config ("default", "tool_use", ...). */
   name?: string;
-  /** Special tokens configured next to the template (tokenizer_config.json), as strings. */
+  /** Special tokens configured next to the template (tokenizer_config.json, special_tokens_map.json), as strings. */
   specialTokens: Record<string, string>;
 }
 
@@ -78,7 +79,37 @@ function readConfig(file: string): unknown {
   }
 }
 
-/** Loads a template from a path: .jinja file, tokenizer_config.json, or a model directory. */
+/**
+ * The special tokens a tokenizer saved in `dir` carries, as transformers 5.24
+ * loads them: tokenizer_config.json's, then (legacy tokenizers, whose config
+ * has no `added_tokens_decoder`) special_tokens_map.json's on top.
+ */
+function specialTokensIn(dir: string, config: unknown): Record<string, string> {
+  const out = specialTokensOf(config);
+  const hasDecoder = config !== null && typeof config === 'object' && 'added_tokens_decoder' in (config as object);
+  const mapFile = path.join(dir, 'special_tokens_map.json');
+  if (!hasDecoder && fs.existsSync(mapFile)) Object.assign(out, specialTokensOf(readConfig(mapFile)));
+  return out;
+}
+
+function configIn(dir: string): { file: string; config: unknown } | undefined {
+  const file = path.join(dir, 'tokenizer_config.json');
+  return fs.existsSync(file) ? { file, config: readConfig(file) } : undefined;
+}
+
+function hasChatTemplate(config: unknown): boolean {
+  const ct = (config as { chat_template?: unknown } | null)?.chat_template;
+  return ct !== undefined && ct !== null;
+}
+
+/**
+ * Loads a template from a path: a .jinja file, a tokenizer_config.json, a
+ * chat_template.json, or a model directory. A model directory is searched as
+ * transformers and vLLM do: chat_template.jinja, else tokenizer_config.json's
+ * chat_template, else chat_template.json (a processor's template). Special
+ * tokens come from tokenizer_config.json (and special_tokens_map.json) in the
+ * same directory, also when the path names a bare template file.
+ */
 export function loadTemplateFromPath(p: string, opts: { hasTools?: boolean } = {}): LoadedTemplate {
   const hasTools = opts.hasTools ?? false;
   let stat: fs.Stats;
@@ -89,20 +120,26 @@ export function loadTemplateFromPath(p: string, opts: { hasTools?: boolean } = {
   }
   if (stat.isDirectory()) {
     const jinja = path.join(p, 'chat_template.jinja');
-    const cfgFile = path.join(p, 'tokenizer_config.json');
-    const config = fs.existsSync(cfgFile) ? readConfig(cfgFile) : undefined;
-    const specialTokens = specialTokensOf(config);
+    const cfg = configIn(p);
+    const specialTokens = specialTokensIn(p, cfg?.config);
     if (fs.existsSync(jinja)) return { source: readText(jinja), origin: jinja, specialTokens };
-    if (config !== undefined) {
-      const picked = pickFromConfig(config, cfgFile, hasTools);
-      return { ...picked, origin: cfgFile, specialTokens };
+    const processorFile = path.join(p, 'chat_template.json');
+    if (cfg && (hasChatTemplate(cfg.config) || !fs.existsSync(processorFile))) {
+      const picked = pickFromConfig(cfg.config, cfg.file, hasTools);
+      return { ...picked, origin: cfg.file, specialTokens };
     }
-    throw new TemplateLoadError(`${p}: no chat_template.jinja or tokenizer_config.json in this directory`);
+    if (fs.existsSync(processorFile)) {
+      const picked = pickFromConfig(readConfig(processorFile), processorFile, hasTools);
+      return { ...picked, origin: processorFile, specialTokens };
+    }
+    throw new TemplateLoadError(`${p}: no chat_template.jinja, tokenizer_config.json or chat_template.json in this directory`);
   }
+  const dir = path.dirname(p);
   if (p.endsWith('.json')) {
     const config = readConfig(p);
     const picked = pickFromConfig(config, p, hasTools);
-    return { ...picked, origin: p, specialTokens: specialTokensOf(config) };
+    const tokenizerConfig = path.basename(p) === 'tokenizer_config.json' ? config : configIn(dir)?.config;
+    return { ...picked, origin: p, specialTokens: specialTokensIn(dir, tokenizerConfig) };
   }
-  return { source: readText(p), origin: p, specialTokens: {} };
+  return { source: readText(p), origin: p, specialTokens: specialTokensIn(dir, configIn(dir)?.config) };
 }

@@ -58,8 +58,10 @@ describe.skipIf(available.length === 0)('tool loop across templates and argument
     expect((err as ToolArgumentsError).path).toBe('messages[1].tool_calls[0].function.arguments');
     expect((err as ToolArgumentsError).reason).toMatch(/^Unterminated string starting at: line 1 column \d+ \(char \d+\)$/);
     const lenient = renderChat(c.request, { templatePath, policy: 'lenient' });
-    expect(lenient.warnings).toHaveLength(1);
-    expect(lenient.warnings[0]).toContain('messages[1].tool_calls[0].function.arguments');
+    // (a template that reads bos_token also gets the missing-token warning here: none was given)
+    const argWarnings = lenient.warnings.filter((w) => !w.startsWith('the template reads '));
+    expect(argWarnings).toHaveLength(1);
+    expect(argWarnings[0]).toContain('messages[1].tool_calls[0].function.arguments');
     expect(fs.existsSync(templatePath)).toBe(true);
   });
 });
