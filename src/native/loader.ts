@@ -3,8 +3,11 @@
  * wrapper in ./embedded (and ./vllm-cpp for the opt-in backend).
  */
 import * as fs from 'node:fs';
+import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { BackendError } from '../errors';
+
+const PACKAGE_NAME = 'node-vllm-cpp';
 
 export interface NativeRenderOptions {
   /** [year, month, day, hour, minute, second, microsecond] for strftime_now */
@@ -28,15 +31,48 @@ export interface NativeBinding {
   engine: string;
 }
 
-/** The package root: the nearest directory above this file holding binding.gyp. */
+function isPackageRoot(dir: string): boolean {
+  return fs.existsSync(path.join(dir, 'binding.gyp')) && fs.existsSync(path.join(dir, 'package.json'));
+}
+
+let rootCache: string | undefined;
+
+/**
+ * The package root (where prebuilds/, build/ and examples/ live):
+ * `NODE_VLLM_CPP_ROOT` when set; else the nearest directory above this file
+ * holding binding.gyp (an installed package or a checkout); else, when this
+ * code was bundled into another file (esbuild, webpack, ...), the installed
+ * package `node-vllm-cpp` as Node resolves it from the bundle's directory.
+ */
 export function packageRoot(): string {
-  let dir = __dirname;
-  for (;;) {
-    if (fs.existsSync(path.join(dir, 'binding.gyp'))) return dir;
-    const up = path.dirname(dir);
-    if (up === dir) throw new BackendError(`node-vllm-cpp: cannot find the package root above ${__dirname}`);
-    dir = up;
+  if (rootCache) return rootCache;
+  const fromEnv = process.env.NODE_VLLM_CPP_ROOT;
+  if (fromEnv) {
+    if (!isPackageRoot(fromEnv)) throw new BackendError(`node-vllm-cpp: NODE_VLLM_CPP_ROOT=${fromEnv} is not the package directory (no binding.gyp and package.json)`);
+    return (rootCache = fromEnv);
   }
+  // an ES module bundle has no __dirname
+  const here = typeof __dirname === 'string' ? __dirname : undefined;
+  for (let dir = here; dir !== undefined; ) {
+    if (isPackageRoot(dir)) return (rootCache = dir);
+    const up = path.dirname(dir);
+    dir = up === dir ? undefined : up;
+  }
+  // Resolved at run time (not a literal require of the package, which a bundler would inline).
+  const resolve = createRequire(path.join(process.cwd(), 'index.js')).resolve;
+  for (const from of [here, process.argv[1] && path.dirname(process.argv[1]), process.cwd()]) {
+    if (!from) continue;
+    try {
+      const dir = path.dirname(resolve(`${PACKAGE_NAME}/package.json`, { paths: [from] }));
+      if (isPackageRoot(dir)) return (rootCache = dir);
+    } catch {
+      // not installed where `from` can see it
+    }
+  }
+  throw new BackendError(
+    `node-vllm-cpp: cannot find the package directory above ${here ?? 'this module'}. When bundling, keep the package external ` +
+      `(esbuild --external:${PACKAGE_NAME}, webpack externals) and install it beside the bundle, or set NODE_VLLM_CPP_ROOT.`,
+  );
 }
 
 let cached: NativeBinding | undefined;
