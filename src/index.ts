@@ -30,6 +30,27 @@ export { buildTemplateContext, cutContinueFinal } from './conversation';
 export type { ArgumentsPolicy, BuildOptions, BuiltContext, ContentFormat, TemplateFacts } from './conversation';
 export * from './protocol/schemas';
 export { parsePyJson, serializePyJson } from './protocol/pyjson';
+export { Engine, ChatPipeline, resolveSampling, VLLM_DEFAULTS, LIBRARY_ENV } from './engine';
+export type {
+  ChatCompletion,
+  ChatCompletionChunk,
+  ChatCompletionChunkDelta,
+  ChatCompletionMessage,
+  ChatFinishReason,
+  ChatOptions,
+  ChatPipelineOptions,
+  ChatToolCall,
+  CompletionResult,
+  EngineLoadOptions,
+  FinishReason,
+  GenerateOptions,
+  GenerationChunk,
+  GenerationOptions,
+  PipelineGenerateOptions,
+  SamplingParams,
+  TextGenerator,
+  Usage,
+} from './engine';
 export { parseToolCalls, createStreamingToolParser, accumulateDeltas, TOOL_PARSERS } from './parsers';
 export type {
   EndOptions,

@@ -5,13 +5,15 @@
  * worker termination, chat chunks) are tested without the real library.
  *
  * The "model" is a directory holding fake-script.txt: rules tried in order,
- * the first whose `match` text occurs in the prompt wins.
+ * the first whose `match` text occurs in the prompt (for the chat entry
+ * point: in the whole request JSON) wins.
  *
  *   rule
  *   match <text>          optional; default: matches everything
  *   output <text>         escapes \n \t \\ ; the generated text
  *   output-prompt         generate the prompt itself
- *   output-request        generate the raw request (chat JSON, or a dump of the sampling params)
+ *   output-request        generate the raw request (chat JSON, or a dump of the sampling params);
+ *                         stop strings are not applied to it
  *   chunk <n>             code points per delta (default 3)
  *   delay_ms <n>          sleep before each delta (default 0)
  *   finish <reason>       finish reason when the output runs out (default stop)
@@ -23,7 +25,7 @@
  * prompt_tokens counts the prompt's code points plus one (a BOS). Like the
  * real library observed through dlopen: deltas are coalesced, a cancelled or
  * stopped request gets no finished==true callback, and a regex containing
- * "(?" kills the engine.
+ * lookaround or a named group kills the engine.
  */
 #include <pthread.h>
 #include <stdbool.h>
@@ -96,6 +98,8 @@ typedef struct request {
   sampling_params sp;
   char** stop;
   int n_stop;
+  char** choice;
+  int n_choice;
   token_cb cb;
   void* user;
   pthread_t thread;
@@ -347,7 +351,7 @@ static void make_plan(engine* e, const char* prompt, const char* request_text, i
                       int n_stop, const char* regex, plan* out) {
   memset(out, 0, sizeof *out);
   pthread_mutex_lock(&e->mu);
-  if (regex && strstr(regex, "(?")) e->dead = 1;
+  if (regex && (strstr(regex, "(?=") || strstr(regex, "(?!") || strstr(regex, "(?<") || strstr(regex, "(?P"))) e->dead = 1;
   int dead = e->dead;
   rule* r = dead ? NULL : pick(e, prompt);
   if (r && r->kill) e->dead = 1;
@@ -367,7 +371,7 @@ static void make_plan(engine* e, const char* prompt, const char* request_text, i
   out->text = dup_str(src);
   snprintf(out->finish, sizeof out->finish, "%s", r ? r->finish : "stop");
   size_t cut = strlen(out->text);
-  for (int i = 0; i < n_stop; i++) {
+  for (int i = 0; r && r->mode != 2 && i < n_stop; i++) {
     char* hit = strstr(out->text, stop[i]);
     if (hit && (size_t)(hit - out->text) < cut) {
       cut = (size_t)(hit - out->text);
@@ -561,8 +565,10 @@ API int32_t vllm_request_submit(engine* e, const char* prompt, const sampling_pa
   r->sp.structured_regex = sp->structured_regex ? dup_str(sp->structured_regex) : NULL;
   r->sp.structured_json = sp->structured_json ? dup_str(sp->structured_json) : NULL;
   r->sp.structured_grammar = sp->structured_grammar ? dup_str(sp->structured_grammar) : NULL;
-  r->sp.structured_choice = NULL;
-  r->sp.n_structured_choice = 0;
+  r->n_choice = sp->n_structured_choice;
+  r->choice = calloc((size_t)(sp->n_structured_choice + 1), sizeof(char*));
+  for (int i = 0; i < sp->n_structured_choice; i++) r->choice[i] = dup_str(sp->structured_choice[i]);
+  r->sp.structured_choice = (const char* const*)r->choice;
   r->cb = cb;
   r->user = user;
   pthread_create(&r->thread, NULL, deliver, r);
@@ -599,6 +605,8 @@ API void vllm_request_free(request* r) {
   if (r->thread) pthread_join(r->thread, NULL);
   for (int i = 0; i < r->n_stop; i++) free(r->stop[i]);
   free(r->stop);
+  for (int i = 0; i < r->n_choice; i++) free(r->choice[i]);
+  free(r->choice);
   free((char*)r->sp.structured_regex);
   free((char*)r->sp.structured_json);
   free((char*)r->sp.structured_grammar);
@@ -626,7 +634,12 @@ API int32_t vllm_chat_stream(engine* e, const char* request_json, token_cb cb, v
   char** stop = NULL;
   int n_stop = json_get_strings(request_json, "stop", &stop);
   plan p;
-  make_plan(e, prompt, request_json, max_tokens, stop, n_stop, NULL, &p);
+  /* rules match against the whole request (prompt included) on this path */
+  make_plan(e, request_json, request_json, max_tokens, stop, n_stop, NULL, &p);
+  if (p.status == OK && p.r && p.r->mode == 1) {
+    free(p.text);
+    p.text = dup_str(prompt);
+  }
   for (int i = 0; i < n_stop; i++) free(stop[i]);
   free(stop);
   if (p.status != OK) {
