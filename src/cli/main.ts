@@ -23,6 +23,7 @@ import { parsePyJson } from '../protocol/pyjson';
 import { renderChat, type Backend, type ChatRequestInput, type RenderChatOptions } from '../render';
 import { packageRoot } from '../native/loader';
 import { PARSE_USAGE, runParse } from './parse';
+import { cmdServe } from './serve';
 import { decodeJson, InputFileError, parseArgs, readInput, readToolsFile, str, UsageError } from './args';
 import { goldenReport } from '../golden/report';
 import { goldenDirs } from '../golden/suite';
@@ -340,6 +341,8 @@ export function main(argv: string[], io: CliIO): number {
       }
       case 'golden':
         return cmdGolden(rest, io);
+      case 'serve':
+        return cmdServe(rest, io);
       case undefined:
         io.stderr(USAGE + '\n');
         return 2;

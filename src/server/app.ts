@@ -15,7 +15,7 @@ import { randomUUID, timingSafeEqual } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { AbortError, NodeVllmError } from '../errors';
-import type { FinishReason, SamplingParams, Usage } from '../engine/types';
+import type { FinishReason, GenerateOptions, SamplingParams, Usage } from '../engine/types';
 import { HttpError, toErrorResponse } from './errors';
 import { Limiter, QueueFullError } from './limiter';
 import { ServerMetrics } from './metrics';
@@ -118,6 +118,32 @@ async function write(res: ServerResponse, text: string): Promise<boolean> {
 
 function sse(data: unknown): string {
   return `data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
+}
+
+/**
+ * The body text with `"stream_options": {"include_usage": true}` as its first
+ * key. Only used when the body has no `stream_options` key, so the text stays
+ * a valid JSON object and every other byte (numbers, key order) is unchanged.
+ */
+export function withStreamUsage(text: string): string {
+  const i = text.indexOf('{');
+  const rest = text.slice(i + 1);
+  const sep = /^\s*\}/.test(rest) ? '' : ',';
+  return `${text.slice(0, i + 1)}"stream_options":{"include_usage":true}${sep}${rest}`;
+}
+
+/** The chunks without the trailing usage-only chunk (choices: []), whose usage goes to `onUsage`. */
+async function* withoutUsageChunk(
+  chunks: AsyncIterable<ChatCompletionChunkLike>,
+  onUsage: (u: ChatCompletionChunkLike['usage']) => void,
+): AsyncGenerator<ChatCompletionChunkLike> {
+  for await (const c of chunks) {
+    if (c.usage && Array.isArray(c.choices) && c.choices.length === 0) {
+      onUsage(c.usage);
+      continue;
+    }
+    yield c;
+  }
 }
 
 /** OpenAI's finish_reason for a raw completion. */
@@ -304,18 +330,24 @@ export const nodeVllmCppPlugin: FastifyPluginAsync<NodeVllmCppPluginOptions> = a
     const stream = body.stream === true;
     const ctx = contexts.get(reply.raw);
     if (ctx) ctx.stream = stream;
-    const requestId = String(req.id);
     // vLLM's id scheme: one id per request, shared by every chunk of a stream.
-    const chatId = `chatcmpl-${requestId}`;
+    const chatId = `chatcmpl-${String(req.id)}`;
+    // Token counts for the metrics come from the usage chunk; ask for it when the client did not, and drop it again.
+    const injectUsage = stream && body.stream_options === undefined;
+    let streamInput = input;
+    if (injectUsage) {
+      streamInput = typeof input === 'string' ? withStreamUsage(input) : { ...body, stream_options: { include_usage: true } };
+    }
     return generation(reply, async (signal) => {
       if (!stream) {
-        const result = await backend.chat(input, { signal, requestId });
+        const result = await backend.chat(input, { signal, requestId: chatId });
         metrics.countUsage('chat', result.usage);
         result.id = chatId;
         result.model = modelName;
         return result;
       }
-      const iterator = backend.chatStream(input, { signal, requestId })[Symbol.asyncIterator]();
+      const chunks = backend.chatStream(streamInput, { signal, requestId: chatId });
+      const iterator = (injectUsage ? withoutUsageChunk(chunks, (u) => metrics.countUsage('chat', u)) : chunks)[Symbol.asyncIterator]();
       // The first chunk comes after validation and rendering: their errors still get a proper status.
       const first = await iterator.next();
       await pipeSse(req, reply, iterator, first, (c: ChatCompletionChunkLike) => {
@@ -364,7 +396,9 @@ export const nodeVllmCppPlugin: FastifyPluginAsync<NodeVllmCppPluginOptions> = a
       choices: [{ index: 0, text, logprobs: null, finish_reason: finish, stop_reason: null }],
     });
     return generation(reply, async (signal) => {
-      const gen = backend.generator.stream(prompt as string, params, { signal })[Symbol.asyncIterator]();
+      // vLLM's extension: add_special_tokens (default true) decides whether the tokenizer adds BOS.
+      const addSpecialTokens = body.add_special_tokens !== false;
+      const gen = backend.generator.stream(prompt as string, params, { signal, addSpecialTokens } as GenerateOptions)[Symbol.asyncIterator]();
       if (!stream) {
         let text = echo ? (prompt as string) : '';
         let finish: FinishReason | undefined;

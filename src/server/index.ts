@@ -23,7 +23,9 @@ export { Limiter, QueueFullError } from './limiter';
 export { ServerMetrics } from './metrics';
 export type { MetricsOptions } from './metrics';
 export { UpstreamGenerator, UpstreamError, sseData } from './upstream';
-export type { UpstreamOptions } from './upstream';
+export type { UpstreamGenerateOptions, UpstreamOptions } from './upstream';
+export { chatBackend } from './backends';
+export type { ChatBackendInfo, ChatCapable } from './backends';
 export type { ChatBackend, ChatCallOptions, ChatCompletionChunkLike, ChatCompletionLike, ServerBackend } from './types';
 
 export interface CreateServerOptions extends NodeVllmCppPluginOptions {

@@ -3,7 +3,7 @@ import type { GenerateOptions, TextGenerator, Usage } from '../engine/types';
 
 /** Options the server passes with every chat call. */
 export interface ChatCallOptions extends GenerateOptions {
-  /** The server's request id; completion ids are derived from it (`chatcmpl-<id>`). */
+  /** The completion id to use (`chatcmpl-<request id>`, vLLM's scheme). */
   requestId?: string;
 }
 

@@ -18,6 +18,11 @@ export class UpstreamError extends NodeVllmError {
   }
 }
 
+export interface UpstreamGenerateOptions extends GenerateOptions {
+  /** Sent as vLLM's `add_special_tokens`; the chat pipeline passes false (its prompt holds BOS already). */
+  addSpecialTokens?: boolean;
+}
+
 export interface UpstreamOptions {
   /** Base URL; `/v1/completions` is appended unless the URL already ends in it. */
   url: string;
@@ -164,7 +169,7 @@ export class UpstreamGenerator implements TextGenerator {
     return res;
   }
 
-  async *stream(prompt: string, params: SamplingParams, options: GenerateOptions = {}): AsyncGenerator<GenerationChunk> {
+  async *stream(prompt: string, params: SamplingParams, options: UpstreamGenerateOptions = {}): AsyncGenerator<GenerationChunk> {
     const signal = options.signal;
     const body: Record<string, unknown> = {
       model: await this.modelName(signal),
@@ -175,6 +180,8 @@ export class UpstreamGenerator implements TextGenerator {
     for (const k of SAMPLING_FIELDS) if (params[k] !== undefined) body[k] = params[k];
     // No limit is an explicit null: completions endpoints default to 16 tokens otherwise.
     body.max_tokens = params.max_tokens ?? params.max_completion_tokens ?? null;
+    // vLLM's extension: a rendered chat prompt already holds BOS, the upstream must not add another.
+    if (options.addSpecialTokens !== undefined) body.add_special_tokens = options.addSpecialTokens;
     Object.assign(body, this.options.extraBody);
     const res = await this.request(this.url, { method: 'POST', headers: this.headers(), body: JSON.stringify(body), signal });
     if (!res.body) throw new UpstreamError(`upstream ${this.url} sent no body`, 502);
