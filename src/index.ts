@@ -16,11 +16,11 @@ export type {
   ChatFunctionTool,
   ChatFunctionToolCall,
   ChatMessage,
+  ChatMessageToolCall,
   ChatRequest,
   ChatRequestInput,
   ChatTextPart,
   ChatTool,
-  ChatToolCall,
 } from './render';
 export { compileTemplate, CompiledTemplate, pyReprOfJson } from './native/embedded';
 export type { RenderLimits } from './native/embedded';

@@ -48,14 +48,15 @@ export interface ChatCustomToolCall {
   custom: { name: string; input: string };
 }
 
-export type ChatToolCall = ChatFunctionToolCall | ChatCustomToolCall;
+/** A tool call in an assistant message of the history (openai: `ChatCompletionMessageToolCall`). */
+export type ChatMessageToolCall = ChatFunctionToolCall | ChatCustomToolCall;
 
 /** One message of the conversation. `role` is any string (vLLM's custom roles); the usual ones are listed. */
 export interface ChatMessage {
   role: 'system' | 'developer' | 'user' | 'assistant' | 'tool' | 'function' | (string & {});
   content?: ChatContent;
   name?: string;
-  tool_calls?: ReadonlyArray<ChatToolCall> | null;
+  tool_calls?: ReadonlyArray<ChatMessageToolCall> | null;
   tool_call_id?: string | null;
   /** The assistant's reasoning; `reasoning_content` is renamed to it, as vLLM does. */
   reasoning?: string | null;
@@ -223,6 +224,8 @@ function prepare(input: unknown, options: RenderChatOptions): Prepared {
     maxOutputBytes: options.maxOutputBytes,
     maxSteps: options.maxSteps,
     maxDepth: options.maxDepth,
+    maxRenderMs: options.maxRenderMs,
+    maxMemoryBytes: options.maxMemoryBytes,
   };
   const contentFormat = options.contentFormat && options.contentFormat !== 'auto' ? options.contentFormat : compiled.contentFormat;
   if (tokenWarnings.length) built.warnings.push(...tokenWarnings);
