@@ -1,0 +1,125 @@
+/**
+ * The built command, `node-vllm-cpp serve --model DIR --library LIB`, as a
+ * child process on loopback: the openai client's streaming tool loop, JSON
+ * logs with request ids, and SIGTERM draining an in-flight stream.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import { afterEach, expect, it } from 'vitest';
+import { buildFakeLibvllm, makeFakeModel } from '../support/fake-libvllm';
+import { client } from './support';
+
+const root = path.join(__dirname, '..', '..');
+const bin = path.join(root, 'bin', 'node-vllm-cpp.js');
+const TEMPLATE = fs.readFileSync(path.join(root, 'examples', 'chat_template.jinja'), 'utf8');
+const CALL = '<|tool_call>call:terminal{command:<|"|>date<|"|>}<tool_call|>';
+// hand-derived from the template: the call rendered from a mapping, then the tool response
+const RENDERED = JSON.stringify('call:terminal{command:<|"|>date<|"|>}<tool_call|><|tool_response>response:unknown{value:<|"|>Wed Jan 15<|"|>}').slice(1, -1);
+
+const terminal: ChatCompletionTool = {
+  type: 'function',
+  function: { name: 'terminal', parameters: { type: 'object', properties: { command: { type: 'string' } } } },
+};
+
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const c of children.splice(0)) if (c.exitCode === null) c.kill('SIGKILL');
+});
+
+interface Served {
+  child: ChildProcess;
+  base: string;
+  logs: Array<Record<string, unknown>>;
+  exited: Promise<number | null>;
+}
+
+async function start(args: string[]): Promise<Served> {
+  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  const logs: Array<Record<string, unknown>> = [];
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  const base = await new Promise<string>((resolve, reject) => {
+    let buf = '';
+    child.stdout!.on('data', (d) => {
+      buf += d;
+      let nl: number;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        try {
+          const entry = JSON.parse(line) as Record<string, unknown>;
+          logs.push(entry);
+          const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(String(entry.msg));
+          if (m) resolve(m[1]);
+        } catch {
+          // not a log line
+        }
+      }
+    });
+    void exited.then((code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
+  });
+  return { child, base, logs, exited };
+}
+
+const haveBuild = fs.existsSync(path.join(root, 'dist', 'cjs', 'cli', 'serve.js'));
+
+it.skipIf(!haveBuild)('serve: streaming tool loop with the openai client, request ids in the logs, SIGTERM drains', async () => {
+  const model = makeFakeModel({
+    chatTemplate: TEMPLATE,
+    prependBos: true,
+    specialTokens: ['<|tool_call>', '<tool_call|>', '<|"|>'],
+    rules: [
+      { match: 'DRAIN', output: 'abcdefghij', chunk: 1, delayMs: 40 },
+      { match: RENDERED, output: 'It is Wednesday.' },
+      { output: CALL, chunk: 5 },
+    ],
+  });
+  const s = await start(['--model', model, '--library', buildFakeLibvllm(), '--served-model-name', 'tiny', '--tool-call-parser', 'gemma4', '--enable-auto-tool-choice']);
+  const openai = client(s.base);
+  const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: 'What is the date?' }];
+  let args = '';
+  let id = '';
+  let finish: string | null = null;
+  const stream = await openai.chat.completions.create({ model: 'tiny', messages, tools: [terminal], stream: true });
+  for await (const c of stream) {
+    const tc = c.choices[0]?.delta?.tool_calls?.[0];
+    if (tc?.id) id = tc.id;
+    if (tc?.function?.arguments) args += tc.function.arguments;
+    finish = c.choices[0]?.finish_reason ?? finish;
+  }
+  expect(finish).toBe('tool_calls');
+  expect(JSON.parse(args)).toEqual({ command: 'date' });
+  messages.push({ role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: 'terminal', arguments: args } }] });
+  messages.push({ role: 'tool', tool_call_id: id, content: 'Wed Jan 15' });
+  let text = '';
+  for await (const c of await openai.chat.completions.create({ model: 'tiny', messages, tools: [terminal], stream: true })) text += c.choices[0]?.delta?.content ?? '';
+  expect(text).toBe('It is Wednesday.');
+
+  const withId = await fetch(`${s.base}/v1/models`, { headers: { 'x-request-id': 'trace-42' } });
+  expect(withId.headers.get('x-request-id')).toBe('trace-42');
+  await new Promise((r) => setTimeout(r, 50));
+  expect(s.logs.some((l) => l.reqId === 'trace-42' && l.msg === 'incoming request')).toBe(true);
+
+  // SIGTERM while a stream is in flight: it completes, then the process exits 0
+  const res = await fetch(`${s.base}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'tiny', messages: [{ role: 'user', content: 'DRAIN' }], stream: true }),
+  });
+  expect(res.status).toBe(200);
+  s.child.kill('SIGTERM');
+  const body = await res.text();
+  const deltas = body
+    .split('\n\n')
+    .filter((e) => e.startsWith('data: {'))
+    .map((e) => JSON.parse(e.slice(6)).choices[0]?.delta?.content ?? '')
+    .join('');
+  expect(deltas).toBe('abcdefghij');
+  expect(body.endsWith('data: [DONE]\n\n')).toBe(true);
+  expect(await s.exited).toBe(0);
+  expect(s.logs.some((l) => l.msg === 'shutting down: draining in-flight requests')).toBe(true);
+});
