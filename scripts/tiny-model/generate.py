@@ -29,10 +29,14 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
-from safetensors import TensorSpec, serialize_file
-from tokenizers import AddedToken, Regex, Tokenizer, decoders, models
-from tokenizers import pre_tokenizers, processors
+try:
+    import numpy as np
+    from safetensors import TensorSpec, serialize_file
+    from tokenizers import AddedToken, Regex, Tokenizer, decoders, models
+    from tokenizers import pre_tokenizers, processors
+except ImportError as e:  # pragma: no cover - depends on the environment
+    sys.exit(f"generate.py: {e}; install the dependencies with "
+             "`pip install numpy safetensors tokenizers` (see docs/tiny-model.md)")
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
