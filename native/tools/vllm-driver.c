@@ -239,6 +239,10 @@ static void usage(void) {
       "  --stop STR          stop string (repeatable)\n"
       "  --regex RE          structured_regex constraint\n"
       "  --stop-after K      stream/submit: return false after K deltas\n"
+      "  --concurrent K      submit: K identical requests at once (tokens and\n"
+      "                      tokens_per_s are totals; distinct_texts compares them)\n"
+      "  --probe-after       then run one plain 4-token completion and report\n"
+      "                      whether the engine still serves (probe_status)\n"
       "  --threads N         set VLLM_CPP_CPU_THREADS=N before loading\n"
       "  --max-model-len N, --num-blocks N, --block-size N, --max-num-seqs N\n"
       "Prints one JSON object: tokens, seconds, tokens_per_s, text, ...\n",
@@ -259,6 +263,7 @@ int main(int argc, char** argv) {
   const char* regex = NULL;
   const char* stops[MAX_STOP];
   int n_stop = 0, tokens = 256, repeat = 1, warmup = 1, stop_after = 0;
+  int concurrent = 1, probe_after = 0;
   int ignore_eos = 1, has_seed = 0, max_model_len = 0, num_blocks = 0;
   int block_size = 0, max_num_seqs = 0;
   float temperature = 0.0f;
@@ -284,6 +289,8 @@ int main(int argc, char** argv) {
       stops[n_stop++] = NEXT();
     } else if (!strcmp(a, "--regex")) regex = NEXT();
     else if (!strcmp(a, "--stop-after")) stop_after = atoi(NEXT());
+    else if (!strcmp(a, "--concurrent")) concurrent = atoi(NEXT());
+    else if (!strcmp(a, "--probe-after")) probe_after = 1;
     else if (!strcmp(a, "--threads")) setenv("VLLM_CPP_CPU_THREADS", NEXT(), 1);
     else if (!strcmp(a, "--max-model-len")) max_model_len = atoi(NEXT());
     else if (!strcmp(a, "--num-blocks")) num_blocks = atoi(NEXT());
@@ -295,12 +302,14 @@ int main(int argc, char** argv) {
   if (!lib_path || !model) usage();
   if (repeat < 1) repeat = 1;
   if (warmup < 0) warmup = 0;
+  if (concurrent < 1) concurrent = 1;
   enum { API_STREAM, API_SUBMIT, API_COMPLETE, API_CANCEL_PAIR } mode;
   if (!strcmp(api_name, "stream")) mode = API_STREAM;
   else if (!strcmp(api_name, "submit")) mode = API_SUBMIT;
   else if (!strcmp(api_name, "complete")) mode = API_COMPLETE;
   else if (!strcmp(api_name, "cancel-pair")) mode = API_CANCEL_PAIR;
   else usage();
+  if (concurrent > 1 && mode != API_SUBMIT) die("--concurrent needs --api submit%s", NULL);
 
   void* lib = dlopen(lib_path, RTLD_NOW | RTLD_LOCAL);
   if (!lib) die("dlopen failed: %s", dlerror());
@@ -360,7 +369,11 @@ int main(int argc, char** argv) {
   stream_state last = {0};
   drv_completion comp = {0};
   int status = DRV_OK;
-  const char* err = "";
+  char* err = NULL;
+  int distinct_texts = 1;
+  stream_state* ss = calloc((size_t)concurrent, sizeof(stream_state));
+  drv_request** rs = calloc((size_t)concurrent, sizeof(drv_request*));
+  if (!times || !ss || !rs) die("out of memory%s", NULL);
 
   if (mode == API_CANCEL_PAIR) {
     /* Request A runs to max_tokens; request B is cancelled after its first
@@ -414,19 +427,46 @@ int main(int argc, char** argv) {
     if (mode == API_STREAM) {
       status = api.complete_stream(engine, prompt, &sp, on_delta, &s);
     } else if (mode == API_SUBMIT) {
-      drv_request* r = NULL;
-      status = api.request_submit(engine, prompt, &sp, on_delta, &s, &r);
-      if (status == DRV_OK) {
-        status = api.request_wait(r);
-        if (status != DRV_OK) err = api.request_error(r);
-        api.request_free(r);
+      /* Request 0 reports into `s`; the others into ss[1..]. */
+      int submitted = 0;
+      for (int k = 0; k < concurrent; ++k) {
+        stream_state* target = k == 0 ? &s : &ss[k];
+        if (k > 0) {
+          free(ss[k].text.data);
+          memset(&ss[k], 0, sizeof ss[k]);
+          ss[k].stop_after = stop_after;
+        }
+        status = api.request_submit(engine, prompt, &sp, on_delta, target, &rs[k]);
+        if (status != DRV_OK) {
+          err = strdup(api.last_error());
+          break;
+        }
+        ++submitted;
+      }
+      for (int k = 0; k < submitted; ++k) {
+        int w = api.request_wait(rs[k]);
+        if (w != DRV_OK && status == DRV_OK) {
+          status = w;
+          err = strdup(api.request_error(rs[k]));
+        }
+        api.request_free(rs[k]);
+      }
+      distinct_texts = 1;
+      for (int k = 1; k < concurrent && status == DRV_OK; ++k) {
+        bool seen = s.text.len == ss[k].text.len &&
+                    (s.text.len == 0 || !memcmp(s.text.data, ss[k].text.data, s.text.len));
+        for (int j = 1; j < k && !seen; ++j)
+          seen = ss[j].text.len == ss[k].text.len &&
+                 (ss[k].text.len == 0 || !memcmp(ss[j].text.data, ss[k].text.data, ss[k].text.len));
+        if (!seen) ++distinct_texts;
       }
     } else {
       status = api.complete(engine, prompt, &sp, &comp);
     }
     double secs = now_s() - t0;
     if (status != DRV_OK) {
-      if (!*err) err = api.last_error();
+      if (!err) err = strdup(api.last_error());
+      free(s.text.data);
       break;
     }
     if (run >= 0) times[run] = secs;
@@ -434,9 +474,27 @@ int main(int argc, char** argv) {
     else free(s.text.data);
   }
 
+  /* One plain completion after the main run: does the engine still serve? */
+  int probe_status = -1;
+  char* probe_error = NULL;
+  if (probe_after) {
+    drv_sampling_params pp = api.sampling_params_default();
+    pp.temperature = 0.0f;
+    pp.max_tokens = 4;
+    pp.ignore_eos = 1;
+    drv_completion pc = {0};
+    probe_status = api.complete(engine, "Hello", &pp, &pc);
+    probe_error = strdup(probe_status == DRV_OK ? "" : api.last_error());
+    if (pc.text) api.completion_free(&pc);
+  }
+
   if (status != DRV_OK) {
     printf("{\"api\":\"%s\",\"status\":%d,\"error\":", api_name, status);
     put_json_cstr(stdout, err);
+    if (probe_after) {
+      printf(",\"probe_status\":%d,\"probe_error\":", probe_status);
+      put_json_cstr(stdout, probe_error);
+    }
     printf("}\n");
     api.engine_free(engine);
     return 1;
@@ -450,7 +508,7 @@ int main(int argc, char** argv) {
    * its own count. Otherwise the streaming count is unknown (null). */
   long ntok = -1;
   if (mode == API_COMPLETE) ntok = comp.completion_tokens;
-  else if (ignore_eos && !n_stop && !regex && !stop_after) ntok = tokens;
+  else if (ignore_eos && !n_stop && !regex && !stop_after) ntok = (long)tokens * concurrent;
 
   printf("{\"api\":\"%s\",\"library\":", api_name);
   put_json_cstr(stdout, api.version());
@@ -462,6 +520,20 @@ int main(int argc, char** argv) {
   else printf("\"tokens_per_s\":null,");
   printf("\"runs\":%d,\"min_seconds\":%.6f,\"max_seconds\":%.6f,", repeat, times[0],
          times[repeat - 1]);
+  if (concurrent > 1) {
+    printf("\"concurrent\":%d,\"distinct_texts\":%d,\"other_texts\":[", concurrent,
+           distinct_texts);
+    for (int k = 1; k < concurrent; ++k) {
+      if (k > 1) printf(",");
+      put_json_str(stdout, ss[k].text.data ? ss[k].text.data : "", ss[k].text.len);
+    }
+    printf("],");
+  }
+  if (probe_after) {
+    printf("\"probe_status\":%d,\"probe_error\":", probe_status);
+    put_json_cstr(stdout, probe_error);
+    printf(",");
+  }
   if (mode == API_COMPLETE) {
     printf("\"prompt_tokens\":%d,\"finish_reason\":", (int)comp.prompt_tokens);
     put_json_cstr(stdout, comp.finish_reason);
@@ -478,6 +550,11 @@ int main(int argc, char** argv) {
   free(last.text.data);
   free(times);
   free(prompt_owned);
+  for (int k = 1; k < concurrent; ++k) free(ss[k].text.data);
+  free(ss);
+  free(rs);
+  free(err);
+  free(probe_error);
   api.engine_free(engine);
   return 0;
 }
