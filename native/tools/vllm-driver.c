@@ -216,6 +216,15 @@ static bool on_delta(const char* delta, bool finished, void* user) {
   return !(st->stop_after > 0 && n >= st->stop_after);
 }
 
+/* The fields cancel-pair reports for one finished request. */
+static void put_request_fields(const drv_request* r, stream_state* st) {
+  printf("\"done\":%s,\"deltas\":%d,\"finished_callbacks\":%d,\"request_error\":",
+         api.request_done(r) ? "true" : "false", atomic_load(&st->deltas),
+         atomic_load(&st->finished_seen));
+  put_json_cstr(stdout, api.request_error(r));
+  printf(",\"text_bytes\":%zu", st->text.len);
+}
+
 /* ---- options ------------------------------------------------------------ */
 
 #define MAX_STOP 16
@@ -397,21 +406,15 @@ int main(int argc, char** argv) {
     int wa = api.request_wait(ra);
     double secs = now_s() - t0;
     printf("{\"api\":\"cancel-pair\",\"seconds\":%.6f,\"load_seconds\":%.6f,", secs, load_s);
-    printf("\"a\":{\"wait_status\":%d,\"done\":%s,\"deltas\":%d,\"finished_callbacks\":%d,"
-           "\"request_error\":",
-           wa, api.request_done(ra) ? "true" : "false", atomic_load(&a.deltas),
-           atomic_load(&a.finished_seen));
-    put_json_cstr(stdout, api.request_error(ra));
-    printf(",\"text_bytes\":%zu},", a.text.len);
-    printf("\"b\":{\"cancel_status\":%d,\"deltas_at_cancel\":%d,\"wait_status\":%d,"
+    printf("\"a\":{\"wait_status\":%d,", wa);
+    put_request_fields(ra, &a);
+    printf("},\"b\":{\"cancel_status\":%d,\"deltas_at_cancel\":%d,\"wait_status\":%d,"
            "\"wait_last_error\":",
            sc, deltas_at_cancel, wb);
     put_json_cstr(stdout, eb_copy);
-    printf(",\"done\":%s,\"deltas\":%d,\"finished_callbacks\":%d,\"request_error\":",
-           api.request_done(rb) ? "true" : "false", atomic_load(&b.deltas),
-           atomic_load(&b.finished_seen));
-    put_json_cstr(stdout, api.request_error(rb));
-    printf(",\"text_bytes\":%zu}}\n", b.text.len);
+    printf(",");
+    put_request_fields(rb, &b);
+    printf("}}\n");
     free(eb_copy);
     api.request_free(ra);
     api.request_free(rb);
