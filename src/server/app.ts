@@ -19,7 +19,7 @@ import type { FinishReason, GenerateOptions, SamplingParams, Usage } from '../en
 import { HttpError, toErrorResponse } from './errors';
 import { Limiter, QueueFullError } from './limiter';
 import { ServerMetrics } from './metrics';
-import type { ChatCompletionChunkLike, ServerBackend } from './types';
+import { SAMPLING_FIELDS, type ChatCompletionChunkLike, type ServerBackend } from './types';
 
 export interface NodeVllmCppPluginOptions {
   backend: ServerBackend;
@@ -58,24 +58,7 @@ interface RequestContext {
 const contexts = new WeakMap<ServerResponse, RequestContext>();
 const rawBodies = new WeakMap<FastifyRequest['raw'], string>();
 
-const SAMPLING_FIELDS: ReadonlyArray<keyof SamplingParams> = [
-  'temperature',
-  'top_p',
-  'top_k',
-  'min_p',
-  'max_tokens',
-  'max_completion_tokens',
-  'stop',
-  'seed',
-  'presence_penalty',
-  'frequency_penalty',
-  'repetition_penalty',
-  'min_tokens',
-  'ignore_eos',
-  'skip_special_tokens',
-  'response_format',
-  'structured_outputs',
-];
+const COMPLETION_FIELDS: ReadonlyArray<keyof SamplingParams> = [...SAMPLING_FIELDS, 'max_tokens', 'max_completion_tokens'];
 
 function unixNow(): number {
   return Math.floor(Date.now() / 1000);
@@ -377,7 +360,7 @@ export const nodeVllmCppPlugin: FastifyPluginAsync<NodeVllmCppPluginOptions> = a
       if (!ok) throw new HttpError(400, `\`${field}\` is not supported by this server`, 'ERR_UNSUPPORTED', field);
     }
     const params: SamplingParams = {};
-    for (const k of SAMPLING_FIELDS) if (body[k] !== undefined) (params as Record<string, unknown>)[k] = body[k];
+    for (const k of COMPLETION_FIELDS) if (body[k] !== undefined) (params as Record<string, unknown>)[k] = body[k];
     // OpenAI's and vLLM's completions default: 16 tokens; an explicit null means "up to the model length".
     if (body.max_tokens === undefined) params.max_tokens = 16;
     const stream = body.stream === true;

@@ -1,5 +1,5 @@
 /** What the HTTP layer needs from a generation backend. */
-import type { GenerateOptions, TextGenerator, Usage } from '../engine/types';
+import type { GenerateOptions, SamplingParams, TextGenerator, Usage } from '../engine/types';
 
 /** Options the server passes with every chat call. */
 export interface ChatCallOptions extends GenerateOptions {
@@ -46,3 +46,21 @@ export interface ServerBackend extends ChatBackend {
   healthy?(): boolean;
   close?(): Promise<void> | void;
 }
+
+/** The request fields that are sampling parameters, passed to a generator as given (the token limits aside). */
+export const SAMPLING_FIELDS: ReadonlyArray<keyof SamplingParams> = [
+  'temperature',
+  'top_p',
+  'top_k',
+  'min_p',
+  'stop',
+  'seed',
+  'presence_penalty',
+  'frequency_penalty',
+  'repetition_penalty',
+  'min_tokens',
+  'ignore_eos',
+  'skip_special_tokens',
+  'response_format',
+  'structured_outputs',
+];

@@ -6,6 +6,7 @@
  */
 import { AbortError, EngineUnavailableError, NodeVllmError } from '../errors';
 import type { FinishReason, GenerateOptions, GenerationChunk, SamplingParams, TextGenerator, Usage } from '../engine/types';
+import { SAMPLING_FIELDS } from './types';
 
 /** The upstream answered with an error, or with something that is not a completions stream. */
 export class UpstreamError extends NodeVllmError {
@@ -34,23 +35,6 @@ export interface UpstreamOptions {
   extraBody?: Record<string, unknown>;
   fetch?: typeof fetch;
 }
-
-const SAMPLING_FIELDS: ReadonlyArray<keyof SamplingParams> = [
-  'temperature',
-  'top_p',
-  'top_k',
-  'min_p',
-  'stop',
-  'seed',
-  'presence_penalty',
-  'frequency_penalty',
-  'repetition_penalty',
-  'min_tokens',
-  'ignore_eos',
-  'skip_special_tokens',
-  'response_format',
-  'structured_outputs',
-];
 
 const FINISH: ReadonlySet<string> = new Set(['stop', 'length', 'abort', 'error', 'repetition']);
 
