@@ -16,7 +16,8 @@ The weights are random: the model produces arbitrary tokens. It exists to drive
 the engine (load, streaming, cancellation, structured constraints, timing),
 never to judge output quality.
 
-Dependencies (PyPI): numpy, safetensors, tokenizers.
+Dependencies (PyPI): numpy, safetensors, tokenizers (scripts/tiny-model/setup
+installs the tested versions into scripts/tiny-model/.venv).
 """
 
 from __future__ import annotations
@@ -31,12 +32,16 @@ from pathlib import Path
 
 try:
     import numpy as np
-    from safetensors import TensorSpec, serialize_file
+    from safetensors import serialize_file
     from tokenizers import AddedToken, Regex, Tokenizer, decoders, models
     from tokenizers import pre_tokenizers, processors
 except ImportError as e:  # pragma: no cover - depends on the environment
     sys.exit(f"generate.py: {e}; install the dependencies with "
-             "`pip install numpy safetensors tokenizers` (see docs/tiny-model.md)")
+             "scripts/tiny-model/setup or `pip install -r scripts/tiny-model/requirements.txt`")
+try:  # safetensors >= 0.8 describes tensors with TensorSpec, older ones with dicts
+    from safetensors import TensorSpec
+except ImportError:  # pragma: no cover - depends on the installed version
+    TensorSpec = None
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -293,11 +298,17 @@ def build_weights(arch: str, cfg: dict, seed: int) -> dict[str, np.ndarray]:
 
 def write_safetensors(path: Path, tensors: dict[str, np.ndarray]) -> None:
     keep = {name: bf16_bytes(arr) for name, arr in sorted(tensors.items())}
-    specs = {
-        name: TensorSpec(dtype="bfloat16", shape=list(tensors[name].shape),
-                         data_ptr=buf.ctypes.data, data_len=buf.nbytes)
-        for name, buf in keep.items()
-    }
+    if TensorSpec is not None:
+        specs = {
+            name: TensorSpec(dtype="bfloat16", shape=list(tensors[name].shape),
+                             data_ptr=buf.ctypes.data, data_len=buf.nbytes)
+            for name, buf in keep.items()
+        }
+    else:
+        specs = {
+            name: {"dtype": "bfloat16", "shape": list(tensors[name].shape), "data": buf.tobytes()}
+            for name, buf in keep.items()
+        }
     serialize_file(specs, str(path), metadata={"format": "pt"})
 
 
