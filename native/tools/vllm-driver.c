@@ -91,6 +91,9 @@ typedef bool (*fn_request_done)(const drv_request*);
 typedef const char* (*fn_request_error)(const drv_request*);
 typedef void (*fn_request_free)(drv_request*);
 typedef void (*fn_completion_free)(drv_completion*);
+typedef int (*fn_chat)(drv_engine*, const char*, char**);
+typedef int (*fn_chat_stream)(drv_engine*, const char*, drv_token_cb, void*);
+typedef void (*fn_string_free)(char*);
 typedef const char* (*fn_cstr)(void);
 typedef int32_t (*fn_abi_version)(void);
 
@@ -108,6 +111,9 @@ static struct {
   fn_request_error request_error;
   fn_request_free request_free;
   fn_completion_free completion_free;
+  fn_chat chat;
+  fn_chat_stream chat_stream;
+  fn_string_free string_free;
   fn_cstr last_error;
   fn_cstr version;
   fn_abi_version abi_version;
@@ -216,6 +222,30 @@ static bool on_delta(const char* delta, bool finished, void* user) {
   return !(st->stop_after > 0 && n >= st->stop_after);
 }
 
+/* chat-stream: each non-empty callback text is one chunk JSON object. */
+typedef struct {
+  char** items;
+  size_t n, cap;
+  int finished;
+} chunk_list;
+
+static bool on_chunk(const char* delta, bool finished, void* user) {
+  chunk_list* cl = user;
+  if (finished) cl->finished++;
+  if (!delta || !*delta) return true;
+  if (cl->n == cl->cap) {
+    size_t cap = cl->cap ? cl->cap * 2 : 16;
+    char** p = realloc(cl->items, cap * sizeof *p);
+    if (!p) die("out of memory%s", NULL);
+    cl->items = p;
+    cl->cap = cap;
+  }
+  cl->items[cl->n] = strdup(delta);
+  if (!cl->items[cl->n]) die("out of memory%s", NULL);
+  cl->n++;
+  return true;
+}
+
 /* The fields cancel-pair reports for one finished request. */
 static void put_request_fields(const drv_request* r, stream_state* st) {
   printf("\"done\":%s,\"deltas\":%d,\"finished_callbacks\":%d,\"request_error\":",
@@ -233,13 +263,16 @@ static void usage(void) {
   fputs(
       "usage: vllm-driver --lib LIBVLLM --model DIR [options]\n"
       "  --prompt TEXT | --prompt-file FILE   prompt text (default \"Hello\")\n"
+      "  --request FILE      chat / chat-stream: the OpenAI request JSON\n"
       "  --tokens N          max_tokens (default 256)\n"
       "  --api stream|submit|complete|cancel-pair\n"
       "                      stream: vllm_complete_stream (default);\n"
       "                      submit: vllm_request_submit + vllm_request_wait;\n"
       "                      complete: vllm_complete (reports token counts and\n"
       "                      finish reason); cancel-pair: two concurrent\n"
-      "                      submits, the second cancelled after its first delta\n"
+      "                      submits, the second cancelled after its first delta;\n"
+      "                      chat / chat-stream: vllm_chat / vllm_chat_stream with\n"
+      "                      --request (prints the response / the chunks)\n"
       "  --repeat R          timed runs (median reported; default 1)\n"
       "  --warmup W          untimed runs first (default 1)\n"
       "  --temperature T     default 0 (greedy)\n"
@@ -270,6 +303,7 @@ int main(int argc, char** argv) {
   const char* prompt = "Hello";
   const char* api_name = "stream";
   const char* regex = NULL;
+  char* request_json = NULL;
   const char* stops[MAX_STOP];
   int n_stop = 0, tokens = 256, repeat = 1, warmup = 1, stop_after = 0;
   int concurrent = 1, probe_after = 0;
@@ -287,6 +321,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(a, "--prompt")) prompt = NEXT();
     else if (!strcmp(a, "--prompt-file")) prompt = prompt_owned = read_file(NEXT());
     else if (!strcmp(a, "--tokens")) tokens = atoi(NEXT());
+    else if (!strcmp(a, "--request")) request_json = read_file(NEXT());
     else if (!strcmp(a, "--api")) api_name = NEXT();
     else if (!strcmp(a, "--repeat")) repeat = atoi(NEXT());
     else if (!strcmp(a, "--warmup")) warmup = atoi(NEXT());
@@ -312,13 +347,17 @@ int main(int argc, char** argv) {
   if (repeat < 1) repeat = 1;
   if (warmup < 0) warmup = 0;
   if (concurrent < 1) concurrent = 1;
-  enum { API_STREAM, API_SUBMIT, API_COMPLETE, API_CANCEL_PAIR } mode;
+  enum { API_STREAM, API_SUBMIT, API_COMPLETE, API_CANCEL_PAIR, API_CHAT, API_CHAT_STREAM } mode;
   if (!strcmp(api_name, "stream")) mode = API_STREAM;
   else if (!strcmp(api_name, "submit")) mode = API_SUBMIT;
   else if (!strcmp(api_name, "complete")) mode = API_COMPLETE;
   else if (!strcmp(api_name, "cancel-pair")) mode = API_CANCEL_PAIR;
+  else if (!strcmp(api_name, "chat")) mode = API_CHAT;
+  else if (!strcmp(api_name, "chat-stream")) mode = API_CHAT_STREAM;
   else usage();
   if (concurrent > 1 && mode != API_SUBMIT) die("--concurrent needs --api submit%s", NULL);
+  if ((mode == API_CHAT || mode == API_CHAT_STREAM) != (request_json != NULL))
+    die("--request goes with --api chat or chat-stream%s", NULL);
 
   void* lib = dlopen(lib_path, RTLD_NOW | RTLD_LOCAL);
   if (!lib) die("dlopen failed: %s", dlerror());
@@ -344,6 +383,9 @@ int main(int argc, char** argv) {
   api.request_free = (fn_request_free)sym(lib, "vllm_request_free");
   api.completion_free = (fn_completion_free)sym(lib, "vllm_completion_free");
   api.last_error = (fn_cstr)sym(lib, "vllm_last_error");
+  api.chat = (fn_chat)sym(lib, "vllm_chat");
+  api.chat_stream = (fn_chat_stream)sym(lib, "vllm_chat_stream");
+  api.string_free = (fn_string_free)sym(lib, "vllm_string_free");
   api.version = (fn_cstr)sym(lib, "vllm_version");
 
   drv_model_params mp = api.model_params_default();
@@ -383,6 +425,46 @@ int main(int argc, char** argv) {
   stream_state* ss = calloc((size_t)concurrent, sizeof(stream_state));
   drv_request** rs = calloc((size_t)concurrent, sizeof(drv_request*));
   if (!times || !ss || !rs) die("out of memory%s", NULL);
+
+  if (mode == API_CHAT || mode == API_CHAT_STREAM) {
+    /* The library's own chat path; its response / chunks are JSON objects and
+     * are embedded as they are. */
+    chunk_list chunks = {0};
+    char* response = NULL;
+    int cs = DRV_OK;
+    for (int run = -warmup; run < repeat && cs == DRV_OK; ++run) {
+      if (response) api.string_free(response);
+      response = NULL;
+      for (size_t k = 0; k < chunks.n; ++k) free(chunks.items[k]);
+      chunks.n = 0;
+      chunks.finished = 0;
+      t0 = now_s();
+      cs = mode == API_CHAT ? api.chat(engine, request_json, &response)
+                            : api.chat_stream(engine, request_json, on_chunk, &chunks);
+      if (run >= 0) times[run] = now_s() - t0;
+    }
+    qsort(times, (size_t)repeat, sizeof(double), cmp_double);
+    printf("{\"api\":\"%s\",\"status\":%d,\"seconds\":%.6f,\"min_seconds\":%.6f,"
+           "\"load_seconds\":%.6f,",
+           api_name, cs, times[repeat / 2], times[0], load_s);
+    if (cs != DRV_OK) {
+      printf("\"error\":");
+      put_json_cstr(stdout, api.last_error());
+    } else if (mode == API_CHAT) {
+      printf("\"response\":%s", response ? response : "null");
+    } else {
+      printf("\"finished_callbacks\":%d,\"chunks\":[", chunks.finished);
+      for (size_t k = 0; k < chunks.n; ++k) printf("%s%s", k ? "," : "", chunks.items[k]);
+      printf("]");
+    }
+    printf("}\n");
+    if (response) api.string_free(response);
+    for (size_t k = 0; k < chunks.n; ++k) free(chunks.items[k]);
+    free(chunks.items);
+    free(request_json);
+    api.engine_free(engine);
+    return cs == DRV_OK ? 0 : 1;
+  }
 
   if (mode == API_CANCEL_PAIR) {
     /* Request A runs to max_tokens; request B is cancelled after its first
