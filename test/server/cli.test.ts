@@ -3,16 +3,14 @@
  * child process on loopback: the openai client's streaming tool loop, JSON
  * logs with request ids, and SIGTERM draining an in-flight stream.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { afterEach, expect, it } from 'vitest';
 import { buildFakeLibvllm, makeFakeModel } from '../support/fake-libvllm';
-import { client } from './support';
+import { client, killServed, startServe } from './support';
 
 const root = path.join(__dirname, '..', '..');
-const bin = path.join(root, 'bin', 'node-vllm-cpp.js');
 const TEMPLATE = fs.readFileSync(path.join(root, 'examples', 'chat_template.jinja'), 'utf8');
 const CALL = '<|tool_call>call:terminal{command:<|"|>date<|"|>}<tool_call|>';
 // hand-derived from the template: the call rendered from a mapping, then the tool response
@@ -23,47 +21,7 @@ const terminal: ChatCompletionTool = {
   function: { name: 'terminal', parameters: { type: 'object', properties: { command: { type: 'string' } } } },
 };
 
-const children: ChildProcess[] = [];
-afterEach(() => {
-  for (const c of children.splice(0)) if (c.exitCode === null) c.kill('SIGKILL');
-});
-
-interface Served {
-  child: ChildProcess;
-  base: string;
-  logs: Array<Record<string, unknown>>;
-  exited: Promise<number | null>;
-}
-
-async function start(args: string[]): Promise<Served> {
-  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  const logs: Array<Record<string, unknown>> = [];
-  let stderr = '';
-  child.stderr!.on('data', (d) => (stderr += d));
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  const base = await new Promise<string>((resolve, reject) => {
-    let buf = '';
-    child.stdout!.on('data', (d) => {
-      buf += d;
-      let nl: number;
-      while ((nl = buf.indexOf('\n')) >= 0) {
-        const line = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
-        try {
-          const entry = JSON.parse(line) as Record<string, unknown>;
-          logs.push(entry);
-          const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(String(entry.msg));
-          if (m) resolve(m[1]);
-        } catch {
-          // not a log line
-        }
-      }
-    });
-    void exited.then((code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
-  });
-  return { child, base, logs, exited };
-}
+afterEach(killServed);
 
 const haveBuild = fs.existsSync(path.join(root, 'dist', 'cjs', 'cli', 'serve.js'));
 
@@ -78,7 +36,7 @@ it.skipIf(!haveBuild)('serve: streaming tool loop with the openai client, reques
       { output: CALL, chunk: 5 },
     ],
   });
-  const s = await start(['--model', model, '--library', buildFakeLibvllm(), '--served-model-name', 'tiny', '--tool-call-parser', 'gemma4', '--enable-auto-tool-choice']);
+  const s = await startServe(['--model', model, '--library', buildFakeLibvllm(), '--served-model-name', 'tiny', '--tool-call-parser', 'gemma4', '--enable-auto-tool-choice']);
   const openai = client(s.base);
   const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: 'What is the date?' }];
   let args = '';

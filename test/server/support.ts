@@ -1,5 +1,7 @@
 /** Test doubles for the HTTP layer: a scripted TextGenerator and helpers to run a server on loopback. */
+import { spawn, type ChildProcess } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
+import * as path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import OpenAI from 'openai';
 import type { GenerateOptions, GenerationChunk, SamplingParams, TextGenerator } from '../../src/engine/types';
@@ -94,3 +96,50 @@ export async function until(cond: () => boolean, ms = 5000): Promise<void> {
     await new Promise((r) => setTimeout(r, 5));
   }
 }
+
+const root = path.join(__dirname, '..', '..');
+const children: ChildProcess[] = [];
+
+/** Kills what startServe started and is still running. */
+export function killServed(): void {
+  for (const c of children.splice(0)) if (c.exitCode === null) c.kill('SIGKILL');
+}
+
+export interface Served {
+  child: ChildProcess;
+  base: string;
+  logs: Array<Record<string, unknown>>;
+  exited: Promise<number | null>;
+}
+
+/** Runs `node-vllm-cpp serve --port 0 ARGS` (the dist build) and resolves once it listens. */
+export async function startServe(args: string[]): Promise<Served> {
+  const child = spawn(process.execPath, [path.join(root, 'bin', 'node-vllm-cpp.js'), 'serve', '--port', '0', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  const logs: Array<Record<string, unknown>> = [];
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  const base = await new Promise<string>((resolve, reject) => {
+    let buf = '';
+    child.stdout!.on('data', (d) => {
+      buf += d;
+      let nl: number;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        try {
+          const entry = JSON.parse(line) as Record<string, unknown>;
+          logs.push(entry);
+          const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(String(entry.msg));
+          if (m) resolve(m[1]);
+        } catch {
+          // not a log line
+        }
+      }
+    });
+    void exited.then((code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
+  });
+  return { child, base, logs, exited };
+}
+
