@@ -44,6 +44,8 @@ export interface NodeVllmCppPluginOptions {
 /** The generations in flight, so a shutdown can wait for them or abort them. */
 export class ServingState {
   readonly inflight = new Set<AbortController>();
+  /** Set when the server starts closing: new requests get 503 with Retry-After. */
+  closing = false;
   abortAll(): void {
     for (const ac of this.inflight) ac.abort();
   }
@@ -173,6 +175,10 @@ export const nodeVllmCppPlugin: FastifyPluginAsync<NodeVllmCppPluginOptions> = a
       const seconds = Number(process.hrtime.bigint() - ctx.start) / 1e9;
       metrics.latency.observe({ endpoint: ctx.endpoint, stream: String(ctx.stream) }, seconds);
     });
+    if (state.closing) {
+      reply.header('connection', 'close');
+      throw new HttpError(503, 'The server is shutting down', 'ERR_SHUTTING_DOWN', null, { 'retry-after': String(retryAfter) });
+    }
   });
 
   app.setErrorHandler((err, req, reply) => {

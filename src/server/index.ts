@@ -53,6 +53,8 @@ export async function createServer(options: CreateServerOptions): Promise<Fastif
     logger: logger ?? false,
     requestIdHeader: false,
     genReqId: requestIdGenerator({ trustRequestId }),
+    // Requests that arrive on open connections while draining get our own 503 (OpenAI's error body).
+    return503OnClosing: false,
     bodyLimit: pluginOptions.bodyLimit ?? 32 * 1024 * 1024,
   });
   const state = pluginOptions.state ?? new ServingState();
@@ -81,6 +83,7 @@ export async function createServer(options: CreateServerOptions): Promise<Fastif
   });
   app.addHook('preClose', async () => {
     closing = true;
+    state.closing = true;
     for (const s of sockets) if (!busy.has(s)) s.destroy();
     if (state.inflight.size) app.log.info({ inflight: state.inflight.size }, 'draining in-flight requests');
     abortTimer = setTimeout(() => {

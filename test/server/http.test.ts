@@ -348,6 +348,13 @@ describe('library mounting', () => {
       const r = await client(base).chat.completions.create({ model: 'tiny-model', messages: [{ role: 'user', content: 'hi' }] });
       expect(r.choices[0].message.content).toBe('plain');
       expect(await (await fetch(`${base}/app-route`)).text()).toBe('host app');
+      // closed, the handler refuses with OpenAI's 503 while the host keeps serving
+      await handler.close();
+      const after = await raw(base, '/v1/models');
+      expect(after.res.status).toBe(503);
+      expect(after.res.headers.get('retry-after')).toBe('1');
+      expect(after.json.error).toMatchObject({ type: 'server_error', code: 'ERR_SHUTTING_DOWN' });
+      expect(await (await fetch(`${base}/app-route`)).text()).toBe('host app');
     } finally {
       await new Promise((r) => server.close(r));
       await handler.close();
