@@ -177,13 +177,19 @@ void DeliverEvent(Napi::Env env, Napi::Function callback, Event* ev) {
     o.Set("error", Napi::String::New(env, ev->error));
     o.Set("cancelled", Napi::Boolean::New(env, ev->cancelled));
     if (!ev->finish.empty()) o.Set("finishReason", Napi::String::New(env, ev->finish));
+    if (!ev->text.empty()) o.Set("text", Napi::String::New(env, ev->text));
     if (ev->prompt_tokens >= 0) o.Set("promptTokens", Napi::Number::New(env, ev->prompt_tokens));
     if (ev->completion_tokens >= 0) o.Set("completionTokens", Napi::Number::New(env, ev->completion_tokens));
     callback.Call({Napi::String::New(env, "end"), o});
   } catch (const Napi::Error& e) {
-    // A throwing JS callback must not take the process down; report it on
-    // the next tick as an uncaught exception would be, without crashing.
-    e.ThrowAsJavaScriptException();
+    // A throwing JS callback is reported as JS reports an uncaught exception;
+    // while the environment shuts down nothing can be thrown, so nothing is.
+    try {
+      Napi::Value v = e.Value();
+      if (!v.IsEmpty()) napi_throw(env, v);
+    } catch (...) {
+    }
+  } catch (...) {
   }
 }
 

@@ -105,6 +105,8 @@ export interface ChatCompletionChunk {
 export interface PipelineGenerateOptions extends GenerateOptions {
   /** false: the prompt already holds the special tokens (BOS); the generator must not add them. */
   addSpecialTokens?: boolean;
+  /** The caller consumes the whole output at once (no incremental delivery needed). */
+  whole?: boolean;
 }
 
 type ToolMode = { kind: 'none' } | { kind: 'auto'; parser: string } | { kind: 'required' } | { kind: 'named'; name: string };
@@ -298,7 +300,7 @@ export class ChatPipeline {
     const calls = new Map<number, ChatToolCall>();
     let finish: ChatFinishReason = 'stop';
     let usage: Usage | null = null;
-    for await (const chunk of this.chatStreamInternal(request, options, id, created, true)) {
+    for await (const chunk of this.chatStreamInternal(request, options, id, created, true, true)) {
       const choice = chunk.choices[0];
       if (chunk.usage) usage = chunk.usage;
       if (!choice) continue;
@@ -340,7 +342,7 @@ export class ChatPipeline {
   /** Runs the request as a stream of `chat.completion.chunk` objects. */
   chatStream(request: unknown, options: ChatOptions = {}): AsyncIterable<ChatCompletionChunk> {
     const id = options.requestId ?? randomId('chatcmpl-');
-    return this.chatStreamInternal(request, options, id, Math.floor(Date.now() / 1000), false);
+    return this.chatStreamInternal(request, options, id, Math.floor(Date.now() / 1000), false, false);
   }
 
   private async *chatStreamInternal(
@@ -349,6 +351,7 @@ export class ChatPipeline {
     id: string,
     created: number,
     wantUsage: boolean,
+    whole: boolean,
   ): AsyncGenerator<ChatCompletionChunk> {
     const prep = await this.prepare(request);
     const model = this.options.modelName;
@@ -397,11 +400,13 @@ export class ChatPipeline {
     let usage: Usage | undefined;
     const signal = options.signal;
     try {
-      for await (const c of this.generator.stream(prep.prompt, prep.params, { signal, addSpecialTokens: false })) {
-        if (c.finishReason) finish = c.finishReason;
-        if (c.usage) usage = c.usage;
-        if (c.finishReason) break;
+      for await (const c of this.generator.stream(prep.prompt, prep.params, { signal, addSpecialTokens: false, whole })) {
         if (c.text) for (const d of deltasFor(c.text, false)) yield chunk(d);
+        if (c.usage) usage = c.usage;
+        if (c.finishReason) {
+          finish = c.finishReason;
+          break;
+        }
       }
     } catch (e) {
       if (signal?.aborted && !(e instanceof AbortError)) throw new AbortError('the generation was aborted', { cause: e });

@@ -20,6 +20,7 @@ import { ChatPipeline, type ChatPipelineOptions } from './chat';
 import type { ChatCompletion, ChatCompletionChunk, ChatOptions } from './chat';
 import { loadBridge, type NativeEndEvent, type NativeEngineHandle } from './native';
 import { resolveLibraryPath } from './library';
+import { completeConstrainedPrefix, constraintCheck } from './constraint';
 import { createServingDir, inspectModel, removeServingDir, SpecialTextFilter, type ModelFacts } from './model';
 import { defaultsFromGenerationConfig, resolveSampling, type ModelDefaults, type NativeSampling } from './sampling';
 import type {
@@ -62,6 +63,12 @@ export interface GenerationOptions extends GenerateOptions {
    * rendered chat prompt that already holds them (vLLM's chat path).
    */
   addSpecialTokens?: boolean;
+  /**
+   * The caller takes the output whole: under a regex/choice/grammar
+   * constraint the blocking entry point is used, which reports the finish
+   * reason and usage (the streaming request API reports neither).
+   */
+  whole?: boolean;
 }
 
 interface QueueItem {
@@ -201,26 +208,13 @@ export class Engine implements TextGenerator {
     const resolved = resolveSampling((params ?? {}) as Record<string, unknown>, this.defaults);
     let text = prompt;
     const tok = this.model.tokenizer;
-    if (options?.addSpecialTokens === false && tok) {
-      // vLLM's chat path tokenizes the rendered prompt without adding special
-      // tokens; libvllm always applies the tokenizer's post-processor. A
-      // prepended BOS the prompt already starts with is dropped here so the
-      // token sequence holds it once, as in vLLM.
-      if (tok.appendedText !== undefined) {
-        throw new EngineError(
-          `this model's tokenizer appends ${JSON.stringify(tok.appendedText)} to every prompt, which libvllm cannot turn off; ` +
-            'the chat prompt vLLM builds cannot be reproduced token for token',
-        );
-      }
-      if (tok.prependedText !== undefined) {
-        if (!text.startsWith(tok.prependedText)) {
-          throw new EngineError(
-            `this model's tokenizer prepends ${JSON.stringify(tok.prependedText)} to every prompt, but the rendered chat prompt ` +
-              'does not start with it; libvllm would add a token vLLM does not (give the template a bos_token, or render without one)',
-          );
-        }
-        text = text.slice(tok.prependedText.length);
-      }
+    if (options?.addSpecialTokens !== false && tok && this.servingDir !== undefined) {
+      // The serving tokenizer adds nothing (its post-processor is removed, so a
+      // rendered chat prompt is tokenized as vLLM's chat path does, with
+      // add_special_tokens=False). A plain completion gets the tokens the
+      // model's post-processor adds, as vLLM's completions API does: their
+      // texts encode to exactly those special tokens.
+      text = (tok.prependedText ?? '') + text + (tok.appendedText ?? '');
     }
     const specials = resolved.skipSpecialTokens ? (tok?.specialTexts ?? []) : [];
     const viaChat =
@@ -233,7 +227,7 @@ export class Engine implements TextGenerator {
   stream(prompt: string, params?: SamplingParams, options?: GenerationOptions): AsyncIterable<GenerationChunk> {
     const p = this.prepare(prompt, params, options);
     const handle = this.liveHandle();
-    return this.run(handle, p.viaChat ? 'chat' : 'submit', p.text, p.native, p.specials, options?.signal);
+    return this.run(handle, p.viaChat ? 'chat' : options?.whole ? 'complete' : 'submit', p.text, p.native, p.specials, options?.signal);
   }
 
   /** Generates a whole completion of `prompt`. */
@@ -305,10 +299,40 @@ export class Engine implements TextGenerator {
         let finish: FinishReason | undefined;
         let usage: Usage | undefined;
         const filter = new SpecialTextFilter(specials);
+        // Under a constraint the latest text is held back until the next delta
+        // or the end, where a stray token after the satisfied constraint is cut.
+        const check = constraintCheck(sampling);
+        let held = '';
+        let emitted = '';
         const push = (item: QueueItem) => {
           queue.push(item);
           wake?.();
           wake = undefined;
+        };
+        const emit = (text: string) => {
+          if (!text) return;
+          if (!check) {
+            push({ chunk: { text } });
+            return;
+          }
+          if (held) push({ chunk: { text: held } });
+          emitted += held;
+          held = text;
+        };
+        const finalText = (tail: string, reason: FinishReason): { text: string; reason: FinishReason } => {
+          let last = held + tail;
+          held = '';
+          // A constrained output that is not itself complete but has a complete
+          // prefix ends in the stray token. (The request API reports no finish
+          // reason, so there the shape of the text alone decides.)
+          if (check && (reason === 'error' || kind === 'submit') && !check(emitted + last)) {
+            const k = completeConstrainedPrefix(emitted + last, check);
+            if (k !== undefined && k >= emitted.length) {
+              last = last.slice(0, k - emitted.length);
+              reason = 'stop';
+            }
+          }
+          return { text: last, reason };
         };
         const onAbort = () => {
           request?.cancel();
@@ -322,13 +346,9 @@ export class Engine implements TextGenerator {
               const parsed = engine.readChatChunk(raw);
               if (parsed.finish) finish = parsed.finish;
               if (parsed.usage) usage = parsed.usage;
-              if (parsed.text) {
-                const text = filter.push(parsed.text);
-                if (text) push({ chunk: { text } });
-              }
+              if (parsed.text) emit(filter.push(parsed.text));
             } else {
-              const text = filter.push(raw);
-              if (text) push({ chunk: { text } });
+              emit(filter.push(raw));
             }
             return;
           }
@@ -343,9 +363,8 @@ export class Engine implements TextGenerator {
             usage = usageOf(end.promptTokens, end.completionTokens);
           }
           if (end.cancelled) finish = 'abort';
-          push({
-            chunk: { text: (kind === 'complete' ? filter.push(end.text ?? '') : '') + filter.end(), finishReason: finish ?? 'stop', usage },
-          });
+          const last = finalText((kind === 'complete' ? filter.push(end.text ?? '') : '') + filter.end(), finish ?? 'stop');
+          push({ chunk: { text: last.text, finishReason: last.reason, usage } });
           push({ done: true });
         };
         const start = () => {

@@ -11,7 +11,10 @@
  *     only drives decode-time skipping; encoding, ids and the vocabulary are
  *     unchanged), so generated markers reach our parsers, and the skipping
  *     vLLM would do is applied here, per request, by removing those tokens'
- *     texts from the output;
+ *     texts from the output; and whose post-processor is removed, so libvllm
+ *     adds no BOS of its own: a rendered chat prompt is tokenized as vLLM's
+ *     chat path tokenizes it (add_special_tokens=False), and plain
+ *     completions get the post-processor's tokens as text (src/engine/engine.ts);
  *   - tokenizer_config.json, whose chat template becomes a pass-through of the
  *     prompt we rendered, so the chat entry point (which reports finish
  *     reasons and token usage) generates from exactly our prompt.
@@ -141,6 +144,7 @@ export function createServingDir(facts: ModelFacts): string {
       if (Array.isArray(tokenizer.added_tokens)) {
         tokenizer.added_tokens = (tokenizer.added_tokens as AddedToken[]).map((t) => ({ ...t, special: false }));
       }
+      tokenizer.post_processor = null;
       fs.writeFileSync(path.join(dir, 'tokenizer.json'), JSON.stringify(tokenizer));
     }
     const config = { ...(facts.tokenizerConfig ?? {}), chat_template: PASS_THROUGH_TEMPLATE };

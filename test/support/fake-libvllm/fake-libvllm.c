@@ -22,7 +22,7 @@
  *   end
  *
  * A "token" is one code point: max_tokens cuts the output (finish "length"),
- * prompt_tokens counts the prompt's code points plus one (a BOS). Like the
+ * prompt_tokens counts the prompt's code points. Like the
  * real library observed through dlopen: deltas are coalesced, a cancelled or
  * stopped request gets no finished==true callback, and a regex containing
  * lookaround or a named group kills the engine.
@@ -513,7 +513,7 @@ API int32_t vllm_complete(engine* e, const char* prompt, const sampling_params* 
   if (p.r) sleep_ms(p.r->delay_ms * (int)(cp_len(p.text) / (size_t)(p.r->chunk > 0 ? p.r->chunk : 3) + 1));
   out->text = p.text;
   out->finish_reason = strcmp(p.finish, "length") == 0 ? "length" : strcmp(p.finish, "error") == 0 ? "error" : "stop";
-  out->prompt_tokens = (int32_t)cp_len(prompt) + 1;
+  out->prompt_tokens = (int32_t)cp_len(prompt);
   out->completion_tokens = (int32_t)cp_len(p.text);
   return OK;
 }
@@ -648,7 +648,7 @@ API int32_t vllm_chat_stream(engine* e, const char* request_json, token_cb cb, v
     return p.status;
   }
   char usage[160];
-  int pt = (int)cp_len(prompt) + 1, ct = (int)cp_len(p.text);
+  int pt = (int)cp_len(prompt), ct = (int)cp_len(p.text);
   snprintf(usage, sizeof usage, "{\"prompt_tokens\":%d,\"total_tokens\":%d,\"completion_tokens\":%d}", pt, pt + ct, ct);
   const char* opts = json_key(request_json, "include_usage");
   int include_usage = opts && strncmp(opts, "true", 4) == 0;
