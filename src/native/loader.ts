@@ -95,8 +95,9 @@ export function loadEmbedded(): NativeBinding {
     throw new BackendError(
       'node-vllm-cpp: the native addon could not be loaded (' +
         (err instanceof Error ? err.message : String(err)).replace(/\s*\n\s*/g, ' ') +
-        '). Build it with `npm rebuild node-vllm-cpp` (or `npm run build:native` in a checkout); ' +
-        'this needs a C++20 compiler, python3 and make.',
+        `). No prebuilt addon matches ${process.platform}-${process.arch}, so it must be built from source: ` +
+        '`npm rebuild node-vllm-cpp` (pnpm skips install scripts: `pnpm approve-builds`, then `pnpm rebuild node-vllm-cpp`; ' +
+        'in a checkout: `npm run build:native`); this needs a C++20 compiler, python3 and make.',
       { cause: err },
     );
   }
