@@ -360,6 +360,29 @@ describe('worker threads', () => {
   });
 });
 
+describe('process exit', () => {
+  const run = (body: string, dir: string) => {
+    const { spawnSync } = require('node:child_process') as typeof import('node:child_process');
+    const script = `const { Engine } = require(process.argv[1]); (async () => { const e = await Engine.load({ model: process.argv[2], library: process.argv[3] }); ${body} })();`;
+    return spawnSync(process.execPath, ['-e', script, path.join(ROOT, 'dist', 'cjs', 'index.js'), dir, lib], { encoding: 'utf8', timeout: 30_000 });
+  };
+
+  it('process.exit() with live streams exits cleanly', () => {
+    const dir = model({ rules: [{ output: 'q'.repeat(5000), chunk: 1, delayMs: 1 }] });
+    const r = run(`for (let i = 0; i < 4; i++) (async () => { for await (const c of e.stream('p')) { if (c.text) process.exit(7); } })();`, dir);
+    expect(r.signal).toBeNull();
+    expect(r.status).toBe(7);
+  });
+
+  it('an engine never closed does not keep the process alive, and exit frees it cleanly', () => {
+    const dir = model({ rules: [{ output: 'done' }] });
+    const r = run(`console.log((await e.complete('p')).text);`, dir);
+    expect(r.signal).toBeNull();
+    expect(r.status).toBe(0);
+    expect(r.stdout.trim()).toBe('done');
+  });
+});
+
 describe('chat: our render -> the engine -> our parsers', () => {
   const history = [{ role: 'user', content: 'What is the date on the server?' }];
 
