@@ -5,11 +5,12 @@
  */
 
 import { RequestValidationError } from '../errors';
-import { isPyDict, parsePyJson, PyJsonDecodeError, pyTruthy, serializePyJson } from '../protocol/pyjson';
-import { ChatCompletionRequestSchema, validateRequest } from '../protocol/schemas';
+import { checkRequestBounds } from '../protocol/bounds';
+import { isPyDict, NESTING_TOO_DEEP, nestingPath, parsePyJson, PyJsonDecodeError, pyTruthy, serializePyJson } from '../protocol/pyjson';
+import { ChatCompletionRequestSchema, formatPath, validateRequest } from '../protocol/schemas';
 import { convertDeveloperToSystem, templateSupportsDeveloper } from './developer';
 import { buildChatKwargs, kwargsFrom, resolveTemplateVariables } from './kwargs';
-import { buildMessage } from './messages';
+import { buildMessage, usesOfflineToolCalls } from './messages';
 import { postprocessMessages } from './tool-arguments';
 import { normalizeForTemplate } from './template-inputs';
 import { shapeTools } from './tools';
@@ -26,7 +27,7 @@ export type {
 } from './types';
 export { cutContinueFinal, prepareContinueFinal, CONTINUE_FINAL_MESSAGE_TAG } from './continue-final';
 export { normalizeContent, collapseToolContent } from './content';
-export { buildMessage, reorderToolCall, renameReasoningContent } from './messages';
+export { buildMessage, reorderToolCall, renameReasoningContent, usesOfflineToolCalls } from './messages';
 export { postprocessMessages } from './tool-arguments';
 export { shapeTools } from './tools';
 export { mergeKwargs, buildChatKwargs, resolveTemplateVariables, APPLY_CHAT_TEMPLATE_PARAMS } from './kwargs';
@@ -52,15 +53,24 @@ export * from '../protocol/schemas';
 
 const has = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
 
-/** The request as a value: raw JSON text is decoded with Python json.loads semantics. */
+/**
+ * The request as a value: raw JSON text is decoded with Python json.loads
+ * semantics (a too-deep text is refused with the path where it went too
+ * deep). buildTemplateContext checks the structural bounds of the result.
+ */
 export function toRequestValue(request: unknown): Record<string, unknown> {
   let value = request;
   if (typeof request === 'string') {
     try {
       value = parsePyJson(request);
     } catch (e) {
-      if (e instanceof PyJsonDecodeError) throw new RequestValidationError(`Invalid JSON body: ${e.message}`, '');
-      throw e;
+      if (!(e instanceof PyJsonDecodeError)) throw e;
+      const deep = e.msg === NESTING_TOO_DEEP ? nestingPath(request) : undefined;
+      if (deep) {
+        const where = formatPath(deep);
+        throw new RequestValidationError(`${where ? where + ': ' : ''}Invalid JSON body: ${e.message}`, where);
+      }
+      throw new RequestValidationError(`Invalid JSON body: ${e.message}`, '');
     }
   }
   if (!isPyDict(value)) throw new RequestValidationError('The request body must be a JSON object', '');
@@ -69,6 +79,8 @@ export function toRequestValue(request: unknown): Record<string, unknown> {
 
 export function buildTemplateContext(request: unknown, facts: TemplateFacts, options: BuildOptions = {}): BuiltContext {
   const req = toRequestValue(request);
+  // nesting depth and lone surrogates (protocol/bounds), before any recursive walk
+  checkRequestBounds(req);
   validateRequest(ChatCompletionRequestSchema, req);
   const policy = options.policy ?? 'strict';
   const format: ContentFormat =
@@ -105,7 +117,8 @@ export function buildTemplateContext(request: unknown, facts: TemplateFacts, opt
 
   const warnings: string[] = [];
   const rawMessages = req['messages'] as Record<string, unknown>[];
-  let conversation = rawMessages.map((m, i) => buildMessage(m, format, i));
+  const offline = usesOfflineToolCalls(rawMessages);
+  let conversation = rawMessages.map((m, i) => buildMessage(m, format, i, offline));
   postprocessMessages(conversation, policy, warnings);
 
   const supportsDeveloper =
@@ -113,6 +126,13 @@ export function buildTemplateContext(request: unknown, facts: TemplateFacts, opt
   if (!supportsDeveloper) conversation = convertDeveloperToSystem(conversation);
 
   const resolved = resolveTemplateVariables(kwargs, facts.undeclaredVariables, options.specialTokens);
+  // transformers' apply_chat_template, before anything else it checks
+  if (conversation.length === 0) {
+    throw new RequestValidationError(
+      'messages: Cannot apply chat template to an empty conversation. Provide at least one message.',
+      'messages',
+    );
+  }
   if (resolved.continueFinalMessage && resolved.addGenerationPrompt) {
     throw new RequestValidationError(
       'continue_final_message: continue_final_message and add_generation_prompt are not compatible. Use continue_final_message when you want the model to continue the final message, and add_generation_prompt when you want to add a header that will prompt it to start a new assistant message instead.',

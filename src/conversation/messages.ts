@@ -63,6 +63,36 @@ function reorderPlainToolCall(entry: Record<string, unknown>): Record<string, un
   return { id: entry['id'], function: { arguments: fn['arguments'], name: fn['name'] }, type: entry['type'] };
 }
 
+/**
+ * True when some assistant tool call has a shape only vLLM's offline
+ * `LLM.chat` path accepts: `function.arguments` missing or not a string
+ * (null, an object, ...), or no `type`. vLLM's HTTP request model would
+ * reject such a request, so it is taken as an offline-path conversation, and
+ * on that path the message dicts reach the template as the caller built
+ * them: every tool-call entry and its `function` keep the caller's key order
+ * (pydantic's rebuild into declared order happens only over HTTP).
+ */
+export function usesOfflineToolCalls(messages: readonly unknown[]): boolean {
+  for (const m of messages) {
+    if (!isPyDict(m)) continue;
+    const calls = m['tool_calls'];
+    if (!Array.isArray(calls)) continue;
+    for (const c of calls) {
+      if (!isPyDict(c)) continue;
+      if (!has(c, 'type')) return true;
+      const fn = c['function'];
+      if (isPyDict(fn) && typeof fn['arguments'] !== 'string') return true;
+    }
+  }
+  return false;
+}
+
+/** A tool-call entry as the offline path keeps it: a copy in the caller's key order (its `function` copied too). */
+function copyToolCall(entry: unknown): unknown {
+  if (!isPyDict(entry)) return entry;
+  return makePyDict(pyEntries(entry).map(([k, v]) => [k, k === 'function' && isPyDict(v) ? makePyDict(pyEntries(v)) : v] as const));
+}
+
 /** The request-level rename: `reasoning_content` -> `reasoning` when `reasoning` is absent or null. */
 export function renameReasoningContent(message: Record<string, unknown>): Record<string, unknown> {
   if (!Object.prototype.hasOwnProperty.call(message, 'reasoning_content')) return message;
@@ -74,8 +104,12 @@ export function renameReasoningContent(message: Record<string, unknown>): Record
 
 const has = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
 
-/** Build the conversation message vLLM hands to the template for request message `index`. */
-export function buildMessage(raw: Record<string, unknown>, format: ContentFormat, index: number): Record<string, unknown> {
+/**
+ * Build the conversation message vLLM hands to the template for request
+ * message `index`. `offline`: the request takes vLLM's offline path (see
+ * usesOfflineToolCalls), so tool calls keep the caller's key order.
+ */
+export function buildMessage(raw: Record<string, unknown>, format: ContentFormat, index: number, offline = false): Record<string, unknown> {
   // renameReasoningContent without the copy: only `reasoning` can differ
   let reasoning = raw['reasoning'];
   if (has(raw, 'reasoning_content')) {
@@ -89,7 +123,7 @@ export function buildMessage(raw: Record<string, unknown>, format: ContentFormat
   if (role === 'assistant') {
     const toolCalls = raw['tool_calls'];
     if (has(raw, 'tool_calls') && toolCalls !== null && toolCalls !== undefined) {
-      out['tool_calls'] = Array.isArray(toolCalls) ? toolCalls.map(reorderToolCall) : toolCalls;
+      out['tool_calls'] = Array.isArray(toolCalls) ? toolCalls.map(offline ? copyToolCall : reorderToolCall) : toolCalls;
     }
     if (reasoning !== null && reasoning !== undefined) {
       out['reasoning'] = reasoning;

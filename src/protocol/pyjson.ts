@@ -259,6 +259,11 @@ class Decoder {
   private depth = 0;
   /** Index just past the value the last scan* call returned. */
   end = 0;
+  /**
+   * When set, the keys and indexes leading to the value being scanned (only
+   * used to name where a too-deep document went too deep).
+   */
+  path: Array<string | number> | null = null;
   constructor(private readonly s: string) {}
 
   err(msg: string, pos: number): PyJsonDecodeError {
@@ -433,7 +438,7 @@ class Decoder {
   }
 
   enter(idx: number): void {
-    if (++this.depth > MAX_DEPTH) throw this.err('Nesting too deep (maximum recursion depth exceeded)', idx);
+    if (++this.depth > MAX_DEPTH) throw this.err(NESTING_TOO_DEEP, idx);
   }
 
   scanObject(idx: number): PyDict {
@@ -450,7 +455,9 @@ class Decoder {
         idx = this.skipWs(this.end);
         if (s.charCodeAt(idx) !== 0x3a) throw this.err("Expecting ':' delimiter", idx);
         idx = this.skipWs(idx + 1);
+        if (this.path) this.path.push(key);
         const val = this.scan(idx);
+        if (this.path) this.path.pop();
         const afterVal = this.end;
         if (!Object.prototype.hasOwnProperty.call(obj, key)) {
           order.push(key);
@@ -476,7 +483,9 @@ class Decoder {
     idx = this.skipWs(idx);
     if (s.charCodeAt(idx) !== 0x5d) {
       for (;;) {
+        if (this.path) this.path.push(arr.length);
         arr.push(this.scan(idx));
+        if (this.path) this.path.pop();
         idx = this.skipWs(this.end);
         if (s.charCodeAt(idx) === 0x5d) break;
         if (s.charCodeAt(idx) !== 0x2c) throw this.err("Expecting ',' delimiter", idx);
@@ -508,6 +517,26 @@ export function parsePyJson(text: string): PyValue {
   idx = d.skipWs(idx);
   if (idx !== text.length) throw d.err('Extra data', idx);
   return value;
+}
+
+/** The message of the decoder's error for a document nested deeper than MAX_DEPTH. */
+export const NESTING_TOO_DEEP = 'Nesting too deep (maximum recursion depth exceeded)';
+
+/**
+ * For a text on which `parsePyJson` fails with NESTING_TOO_DEEP: the keys and
+ * indexes leading to the first container past the bound (an empty list is
+ * the top level). Undefined when the text does not fail that way.
+ */
+export function nestingPath(text: string): Array<string | number> | undefined {
+  const d = new Decoder(text);
+  const path: Array<string | number> = [];
+  d.path = path;
+  try {
+    d.scan(d.skipWs(0));
+  } catch (e) {
+    if (e instanceof PyJsonDecodeError && e.msg === NESTING_TOO_DEEP) return path;
+  }
+  return undefined;
 }
 
 // ---------------------------------------------------------------------------

@@ -16,6 +16,32 @@ export const PyJsonValueSchema: z.ZodType<unknown> = z.unknown();
 export const PyNumberSchema = z.union([z.number(), z.bigint(), z.instanceof(PyFloat)]);
 const JsonObjectSchema = z.record(z.string(), z.unknown());
 
+type Path = Array<string | number>;
+
+/** An issue of a nested safeParse with `prefix` in front of its path, union branches included. */
+function rebase(issue: z.ZodIssue, prefix: Path): z.ZodIssue {
+  const path = [...prefix, ...issue.path];
+  if (issue.code !== 'invalid_union') return { ...issue, path };
+  return { ...issue, path, unionErrors: issue.unionErrors.map((e) => new z.ZodError(e.issues.map((i) => rebase(i, prefix)))) };
+}
+
+/**
+ * Re-reports the issues of a nested safeParse from a superRefine. zod puts
+ * the refinement's own path in front of each issue's path, but not in front
+ * of the paths inside union branches, which `flatten` reports: those get it
+ * here, so every reported path is the full JSON path.
+ */
+function forward(ctx: z.RefinementCtx, issues: readonly z.ZodIssue[]): void {
+  for (const issue of issues) {
+    if (issue.code !== 'invalid_union') {
+      ctx.addIssue({ ...issue } as z.IssueData);
+      continue;
+    }
+    const rebased = rebase(issue, ctx.path) as z.ZodInvalidUnionIssue;
+    ctx.addIssue({ ...rebased, path: issue.path } as z.IssueData);
+  }
+}
+
 const textLike = (type: string, key: string) =>
   z.object({ type: z.literal(type), [key]: z.string().nullable().optional() }).passthrough();
 
@@ -40,7 +66,7 @@ export const ContentPartSchema = z.union([z.string(), z.object({ type: z.string(
   const schema = part.type !== undefined ? byType[part.type] : undefined;
   if (!schema) return;
   const r = schema.safeParse(part);
-  if (!r.success) for (const issue of r.error.issues) ctx.addIssue({ ...issue, path: issue.path } as z.IssueData);
+  if (!r.success) forward(ctx, r.error.issues);
 });
 
 export const MessageContentSchema = z.union([z.string(), z.null(), z.array(ContentPartSchema)]);
@@ -109,7 +135,7 @@ export const ChatMessageSchema = z.object({ role: z.string() }).passthrough().su
     tool: ToolMessageSchema,
   };
   const r = (byRole[msg.role] ?? CustomMessageSchema).safeParse(msg);
-  if (!r.success) for (const issue of r.error.issues) ctx.addIssue({ ...issue } as z.IssueData);
+  if (!r.success) forward(ctx, r.error.issues);
 });
 
 export const FunctionDefinitionSchema = z
