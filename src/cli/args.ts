@@ -2,6 +2,7 @@
 import * as fs from 'node:fs';
 import { NodeVllmError } from '../errors';
 import { parsePyJson } from '../protocol/pyjson';
+import { decodeUtf8Strict, Utf8DecodeError } from '../protocol/utf8';
 
 export interface ParsedArgs {
   flags: Map<string, string | true>;
@@ -70,15 +71,30 @@ export function str(args: ParsedArgs, key: string): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
-/** Reads a file named by an option; `-` reads standard input. */
-export function readInput(file: string, what: string, readStdin: () => string): string {
-  if (file === '-') return readStdin();
+/** The bytes of a file named by an option (`what`), or an InputFileError saying why not. */
+export function readBytes(file: string, what: string): Buffer {
   try {
-    return fs.readFileSync(file, 'utf8');
+    return fs.readFileSync(file);
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
     const why = err.code === 'ENOENT' ? 'no such file' : err.code === 'EISDIR' ? 'is a directory' : err.message;
     throw new InputFileError(`${what}: cannot read ${file}: ${why}`, { cause: e });
+  }
+}
+
+/**
+ * Reads a file named by an option; `-` reads standard input. The bytes are
+ * decoded as Python's `open(file, encoding='utf-8').read()` does: invalid
+ * UTF-8 is an error with Python's UnicodeDecodeError text, never U+FFFD.
+ */
+export function readInput(file: string, what: string, readStdin: () => string): string {
+  if (file === '-') return readStdin();
+  const bytes = readBytes(file, what);
+  try {
+    return decodeUtf8Strict(bytes);
+  } catch (e) {
+    if (e instanceof Utf8DecodeError) throw new InputFileError(`${what}: ${file} is not UTF-8: ${e.message}`, { cause: e });
+    throw e;
   }
 }
 

@@ -4,7 +4,7 @@
  * (`--template`, `--parser`) stay as aliases.
  *
  *   render --chat-template PATH --request REQUEST.json|- [options]   print the prompt
- *   batch CASES.jsonl [--backend B]                            one JSON result line per case
+ *   batch CASES.jsonl [--backend B] [--in-process]             one JSON result line per case
  *   example [--chat-template PATH] [--json]                    render the bundled tool-loop conversation
  *   parse --tool-call-parser NAME [--tools tools.json] [--stream --chunk-size N] < output.txt
  *   golden report [--cases DIR --expected DIR --templates DIR]  golden matches per template and shape
@@ -17,14 +17,16 @@
  * The batch and parse output contracts are used by tooling outside the
  * package: keep them stable.
  */
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parsePyJson } from '../protocol/pyjson';
+import { decodeUtf8Strict, Utf8DecodeError } from '../protocol/utf8';
 import { renderChat, type Backend, type ChatRequestInput, type RenderChatOptions } from '../render';
 import { packageRoot } from '../native/loader';
 import { PARSE_USAGE, runParse } from './parse';
 import { cmdServe } from './serve';
-import { decodeJson, InputFileError, parseArgs, readInput, readToolsFile, str, UsageError } from './args';
+import { decodeJson, InputFileError, parseArgs, readBytes, readInput, readToolsFile, str, UsageError } from './args';
 import { goldenReport } from '../golden/report';
 import { goldenDirs } from '../golden/suite';
 import { roundTripPairs, roundTripReport } from '../golden/roundtrip';
@@ -46,10 +48,12 @@ const RENDER_USAGE = `usage: node-vllm-cpp render --chat-template PATH --request
   --backend embedded|vllm.cpp
   --json                     print {prompt, warnings, content_format, template_sha256}`;
 
-const BATCH_USAGE = `usage: node-vllm-cpp batch CASES.jsonl [--backend embedded|vllm.cpp]
+const BATCH_USAGE = `usage: node-vllm-cpp batch CASES.jsonl [--backend embedded|vllm.cpp] [--in-process]
 
 One case per line: {"id", "template": PATH, "messages", "tools"?, "add_generation_prompt"?,
-"bos_token"?, "eos_token"?, "now"?, "kwargs"?}; prints one {"id", "ok", "prompt"|"error"} line per case.`;
+"bos_token"?, "eos_token"?, "now"?, "kwargs"?}; prints one {"id", "ok", "prompt"|"error"} line per case.
+Cases render in a worker process: one that crashes it gets its own "ok": false line and the
+next cases go on in a fresh worker (--in-process: render in this process).`;
 
 const EXAMPLE_USAGE = `usage: node-vllm-cpp example [--chat-template PATH] [--now ISO8601] [--json]
 
@@ -70,7 +74,7 @@ const USAGE = `usage:
                        [--chat-template-content-format F] [--chat-template-kwargs JSON] [--default-chat-template-kwargs JSON]
                        [--continue-final-message] [--no-generation-prompt] [--now ISO8601] [--policy strict|lenient]
                        [--backend embedded|vllm.cpp] [--json]
-  node-vllm-cpp batch CASES.jsonl [--backend embedded|vllm.cpp]
+  node-vllm-cpp batch CASES.jsonl [--backend embedded|vllm.cpp] [--in-process]
   node-vllm-cpp example [--chat-template PATH] [--json]
   node-vllm-cpp parse --tool-call-parser NAME [--tools tools.json] [--stream --chunk-size N] < output.txt
   node-vllm-cpp golden report [--backend embedded|vllm.cpp] [--cases DIR] [--expected DIR] [--templates DIR]
@@ -202,8 +206,90 @@ function optString(obj: Lossless, key: string): string | undefined {
   return v;
 }
 
+/**
+ * One batch case (line `n` of the file, 0-based) -> its result line. Every
+ * failure, including a line that is not UTF-8 or not JSON, is that case's
+ * own `ok: false` line.
+ */
+function runBatchCase(bytes: Uint8Array, n: number, baseDir: string, backend: Backend | undefined): string {
+  let id: unknown = null;
+  try {
+    let raw: string;
+    try {
+      raw = decodeUtf8Strict(bytes);
+    } catch (e) {
+      if (e instanceof Utf8DecodeError) throw new Utf8DecodeError(`line ${n + 1}: ${e.message}`, e.start, e.end, e.reason);
+      throw e;
+    }
+    const c = parsePyJson(raw) as Lossless;
+    if (c === null || typeof c !== 'object' || Array.isArray(c)) throw new TypeError(`line ${n + 1}: a case must be a JSON object`);
+    id = field(c, 'id') ?? null;
+    const template = optString(c, 'template');
+    if (!template) throw new TypeError('"template" (a path) is required');
+    const request: Lossless = { messages: field(c, 'messages') };
+    if (field(c, 'tools') !== undefined) request.tools = field(c, 'tools');
+    const agp = field(c, 'add_generation_prompt');
+    const kwargs = field(c, 'kwargs');
+    // validated by renderChat (zod), like any request
+    const result = renderChat(request as ChatRequestInput, {
+      templatePath: path.resolve(baseDir, template),
+      bosToken: optString(c, 'bos_token'),
+      eosToken: optString(c, 'eos_token'),
+      now: optString(c, 'now'),
+      addGenerationPrompt: agp === undefined ? true : Boolean(agp),
+      chatTemplateKwargs: kwargs === undefined || kwargs === null ? undefined : (kwargs as Record<string, unknown>),
+      backend,
+    });
+    return JSON.stringify({ id, ok: true, prompt: result.prompt });
+  } catch (e) {
+    return JSON.stringify({ id, ok: false, error: errorLine(e) });
+  }
+}
+
+/** Lines as bytes (a 0x0A byte never occurs inside a UTF-8 sequence); blank lines dropped, numbers kept. */
+function batchLines(buf: Buffer): Array<{ n: number; bytes: Uint8Array }> {
+  const out: Array<{ n: number; bytes: Uint8Array }> = [];
+  let start = 0;
+  for (let n = 0; start <= buf.length; n++) {
+    let end = buf.indexOf(0x0a, start);
+    if (end < 0) end = buf.length;
+    const bytes = buf.subarray(start, end);
+    // blank: only JSON whitespace (what `raw.trim()` dropped before)
+    if (!bytes.every((b) => b === 0x20 || b === 0x09 || b === 0x0d)) out.push({ n, bytes });
+    start = end + 1;
+  }
+  return out;
+}
+
+/** The batch input as bytes, so each line is decoded (strictly) on its own; `-` is standard input. */
+function batchInput(file: string, readStdin: () => string): Buffer {
+  // standard input arrives as text from CliIO.readStdin
+  if (file === '-') return Buffer.from(readStdin(), 'utf8');
+  return readBytes(file, 'batch');
+}
+
+/** Set in the environment of the batch worker process: the first line number it renders. */
+const BATCH_WORKER_ENV = 'NODE_VLLM_CPP_BATCH_WORKER';
+
+/** The id of a case line, for the line reporting that its worker died. */
+function caseId(bytes: Uint8Array): unknown {
+  try {
+    const c = parsePyJson(decodeUtf8Strict(bytes));
+    return c !== null && typeof c === 'object' && !Array.isArray(c) ? (field(c as Lossless, 'id') ?? null) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Cases are rendered in a worker process, so a native crash (or anything
+ * else that kills the process) costs only the case it happened in: the
+ * worker's results so far are kept, the case in flight gets an `ok: false`
+ * line naming how the worker died, and a fresh worker goes on with the next
+ * case. `--in-process` renders in this process instead.
+ */
 function cmdBatch(argv: string[], io: CliIO): number {
-  const a = parseArgs(argv, new Set(['backend']), new Set());
+  const a = parseArgs(argv, new Set(['backend']), new Set(['in-process']));
   if (a.help) {
     io.stdout(BATCH_USAGE + '\n');
     return 0;
@@ -213,34 +299,49 @@ function cmdBatch(argv: string[], io: CliIO): number {
   if (a.positionals.length > 1) throw new UsageError(`batch: unexpected argument ${JSON.stringify(a.positionals[1])}`);
   const backend = backendOf(str(a, 'backend'));
   const baseDir = file === '-' ? process.cwd() : path.dirname(path.resolve(file));
-  const lines = readInput(file, 'batch', io.readStdin).split('\n');
-  for (const [n, raw] of lines.entries()) {
-    if (!raw.trim()) continue;
-    let id: unknown = null;
-    try {
-      const c = parsePyJson(raw) as Lossless;
-      if (c === null || typeof c !== 'object' || Array.isArray(c)) throw new TypeError(`line ${n + 1}: a case must be a JSON object`);
-      id = field(c, 'id') ?? null;
-      const template = optString(c, 'template');
-      if (!template) throw new TypeError('"template" (a path) is required');
-      const request: Lossless = { messages: field(c, 'messages') };
-      if (field(c, 'tools') !== undefined) request.tools = field(c, 'tools');
-      const agp = field(c, 'add_generation_prompt');
-      const kwargs = field(c, 'kwargs');
-      // validated by renderChat (zod), like any request
-      const result = renderChat(request as ChatRequestInput, {
-        templatePath: path.resolve(baseDir, template),
-        bosToken: optString(c, 'bos_token'),
-        eosToken: optString(c, 'eos_token'),
-        now: optString(c, 'now'),
-        addGenerationPrompt: agp === undefined ? true : Boolean(agp),
-        chatTemplateKwargs: kwargs === undefined || kwargs === null ? undefined : (kwargs as Record<string, unknown>),
-        backend,
-      });
-      io.stdout(JSON.stringify({ id, ok: true, prompt: result.prompt }) + '\n');
-    } catch (e) {
-      io.stdout(JSON.stringify({ id, ok: false, error: errorLine(e) }) + '\n');
+  const input = batchInput(file, io.readStdin);
+  const lines = batchLines(input);
+  const workerFrom = process.env[BATCH_WORKER_ENV];
+  if (workerFrom !== undefined) {
+    // worker: "<line number>\t<result>" per case, from the given line on
+    const from = Number(workerFrom);
+    for (const { n, bytes } of lines) if (n >= from) io.stdout(`${n}\t${runBatchCase(bytes, n, baseDir, backend)}\n`);
+    return 0;
+  }
+  if (a.flags.has('in-process')) {
+    for (const { n, bytes } of lines) io.stdout(runBatchCase(bytes, n, baseDir, backend) + '\n');
+    return 0;
+  }
+  const entry = path.join(packageRoot(), 'bin', 'node-vllm-cpp.js');
+  const args = [entry, 'batch', file === '-' ? '-' : path.resolve(file), ...(backend ? ['--backend', backend] : [])];
+  let next = 0; // index into `lines` of the first case without a result
+  while (next < lines.length) {
+    const r = spawnSync(process.execPath, args, {
+      cwd: baseDir,
+      env: { ...process.env, [BATCH_WORKER_ENV]: String(lines[next]!.n) },
+      input: file === '-' ? input : undefined,
+      stdio: [file === '-' ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+      maxBuffer: 1 << 30,
+      encoding: 'utf8',
+    });
+    if (r.error) throw r.error;
+    if (r.stderr) io.stderr(r.stderr);
+    for (const out of r.stdout.split('\n')) {
+      const tab = out.indexOf('\t');
+      if (tab < 0) continue;
+      const n = Number(out.slice(0, tab));
+      while (next < lines.length && lines[next]!.n < n) next++;
+      if (next < lines.length && lines[next]!.n === n) {
+        io.stdout(out.slice(tab + 1) + '\n');
+        next++;
+      }
     }
+    if (r.status === 0 && r.signal === null) break;
+    if (next >= lines.length) break;
+    const how = r.signal !== null ? `was killed by ${r.signal}` : `exited with code ${r.status}`;
+    const error = `BackendError: the batch worker process ${how} while rendering this case`;
+    io.stdout(JSON.stringify({ id: caseId(lines[next]!.bytes), ok: false, error }) + '\n');
+    next++;
   }
   return 0;
 }
