@@ -77,7 +77,9 @@ interface QueueItem {
   done?: boolean;
 }
 
-const DEAD_PATTERN = /\b(dead|died|crash(ed)?|poisoned)\b/i;
+// How libvllm reports an engine core that stopped: the failing request says
+// "EngineCore encountered an issue", every later one "stopped AsyncLLM".
+const DEAD_PATTERN = /EngineCore encountered an issue|stopped AsyncLLM|\b(dead|died)\b/i;
 
 function usageOf(prompt?: number, completion?: number): Usage | undefined {
   if (prompt === undefined || completion === undefined) return undefined;
