@@ -9,6 +9,9 @@
  *
  * The tool loops are judged by the golden prompts pinned Python vLLM rendered
  * for the same history (test/golden/expected, case gemma4_terminal).
+ * NODE_VLLM_CPP_GEMMA4_MODEL / NODE_VLLM_CPP_QWEN3_MODEL run the same tests on
+ * real checkpoints (e.g. on a CUDA machine); the calls are forced by a regex
+ * constraint, so any weights produce them.
  */
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -61,7 +64,10 @@ function escapeRegex(s: string): string {
 }
 
 const dirs: string[] = [];
+/** A real checkpoint named by NODE_VLLM_CPP_GEMMA4_MODEL / NODE_VLLM_CPP_QWEN3_MODEL, else a generated tiny one. */
 function tinyModel(template: 'gemma4' | 'qwen3'): string {
+  const given = process.env[`NODE_VLLM_CPP_${template.toUpperCase()}_MODEL`];
+  if (given) return given;
   const out = fs.mkdtempSync(path.join(os.tmpdir(), `tiny-${template}-`));
   dirs.push(out);
   execFileSync(PY!, [path.join(ROOT, 'scripts/tiny-model/generate.py'), '--out', out, '--template', template, '--templates-dir', TEMPLATES], {
