@@ -1,5 +1,6 @@
 /** The published entry points: CommonJS and the ES module facade expose the same API objects. */
 import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { expect, it } from 'vitest';
 
@@ -20,4 +21,32 @@ it('require() and import() give the same exports, and errors are the same classe
   // tools absent -> None, as transformers passes it
   expect(out.prompt).toBe('hi|None');
   expect(out.schema).toBe('function');
+});
+
+it('no npm script is a pre/post hook of another by accident (npm run build must build once)', () => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  const names = Object.keys(pkg.scripts);
+  // npm's own lifecycle hooks that are meant as such
+  const lifecycle = new Set(['install', 'prepare', 'test', 'prepublishOnly', 'preinstall', 'postinstall']);
+  const hooks = names.filter((n) => !lifecycle.has(n) && /^(pre|post)/.test(n) && names.includes(n.replace(/^(pre|post)/, '')));
+  expect(hooks).toEqual([]);
+  expect(pkg.scripts.build).toBe('npm run build:native && npm run build:ts');
+});
+
+it('the README errors table lists every exported error class with its real code and status', async () => {
+  const api = (await import('../../src')) as unknown as Record<string, unknown>;
+  const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('### Errors'), readme.indexOf('## Generation with vllm.cpp'));
+  const rows = new Map<string, { code: string; status: number }>();
+  for (const m of section.matchAll(/^\| `(\w+)` \| `(\w+)` \| (\d+) \|/gm)) rows.set(m[1], { code: m[2], status: Number(m[3]) });
+  const NodeVllmError = api.NodeVllmError as new (m: string) => Error;
+  const classes = Object.entries(api).filter(
+    ([n, v]) => typeof v === 'function' && n !== 'NodeVllmError' && (v as { prototype: unknown }).prototype instanceof NodeVllmError,
+  );
+  expect(classes.length).toBeGreaterThanOrEqual(16);
+  for (const [name, Cls] of classes) {
+    const e = new (Cls as new (...a: string[]) => { code: string; status: number })('m', 'p', 'r');
+    expect(rows.get(name), `README errors table row for ${name}`).toEqual({ code: e.code, status: e.status });
+  }
+  expect([...rows.keys()].sort()).toEqual(classes.map(([n]) => n).sort());
 });
