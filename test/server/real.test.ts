@@ -61,7 +61,7 @@ describe.skipIf(why !== '')('serve on the real vllm.cpp engine', () => {
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'serve-tiny-gemma4-'));
     execFileSync(PY!, [path.join(ROOT, 'scripts/tiny-model/generate.py'), '--out', dir, '--template', 'gemma4', '--templates-dir', TEMPLATES], { stdio: 'pipe' });
-    served = await startServe(['--model', dir, '--library', LIB!, '--threads', '1', '--max-model-len', '2048', '--served-model-name', 'tiny', '--tool-call-parser', 'gemma4', '--log-level', 'warn']);
+    served = await startServe(['--model', dir, '--library', LIB!, '--threads', '1', '--max-model-len', '2048', '--served-model-name', 'tiny', '--tool-call-parser', 'gemma4']);
   }, 120_000);
 
   afterAll(() => {
@@ -147,7 +147,9 @@ describe.skipIf(why !== '')('serve on the real vllm.cpp engine', () => {
         if (n === 2) ac.abort();
       }
     })().catch(() => {});
-    expect(n).toBe(2);
+    // chunks already in flight may still arrive after the abort, but not the rest of 1500 tokens
+    expect(n).toBeGreaterThanOrEqual(2);
+    expect(n).toBeLessThan(100);
     let m = '';
     for (let i = 0; i < 100 && !/^node_vllm_cpp_requests_running 0$/m.test(m); i++) {
       m = await (await fetch(`${served.base}/metrics`)).text();
