@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { unifiedDiff } from '../../src/golden/diff';
 import {
@@ -27,6 +28,23 @@ const templates = listTemplates(dirs.templates);
 it('corpus has at least 30 conversation shapes', () => {
   expect(cases.length).toBeGreaterThanOrEqual(30);
 });
+
+// Goldens whose template is not at hand are reported as skipped tests, one
+// per case, with the reason, so a run without the templates does not look
+// like a smaller green suite.
+const present = new Set((templates ?? []).map((t) => t.file));
+const absent = fs
+  .readdirSync(dirs.expected)
+  .filter((f) => f.endsWith('.json'))
+  .sort()
+  .map((f) => JSON.parse(fs.readFileSync(path.join(dirs.expected, f), 'utf8')) as { template: string; cases: Record<string, unknown> })
+  .filter((e) => !present.has(e.template));
+const reason = templates ? `not in ${dirs.templates}` : `templates not found at ${dirs.templates} (set NODE_VLLM_CPP_TEMPLATES)`;
+for (const e of absent) {
+  describe(`golden (${backend}) ${e.template}: skipped, ${reason}`, () => {
+    for (const id of Object.keys(e.cases)) it.skip(id, () => {});
+  });
+}
 
 describe.skipIf(!templates)(`golden (${backend}) with templates from ${dirs.templates}`, () => {
   for (const t of templates ?? []) {
