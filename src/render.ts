@@ -224,8 +224,6 @@ function prepare(input: unknown, options: RenderChatOptions): Prepared {
     maxOutputBytes: options.maxOutputBytes,
     maxSteps: options.maxSteps,
     maxDepth: options.maxDepth,
-    maxRenderMs: options.maxRenderMs,
-    maxMemoryBytes: options.maxMemoryBytes,
   };
   const contentFormat = options.contentFormat && options.contentFormat !== 'auto' ? options.contentFormat : compiled.contentFormat;
   if (tokenWarnings.length) built.warnings.push(...tokenWarnings);
