@@ -194,6 +194,12 @@ export const nodeVllmCppPlugin: FastifyPluginAsync<NodeVllmCppPluginOptions> = a
     });
   });
 
+  /** A generation's token counts: into the metrics and the request's log. */
+  const usageSeen = (req: FastifyRequest, endpoint: string, usage: Partial<Usage> | null | undefined): void => {
+    metrics.countUsage(endpoint, usage);
+    if (usage) req.log.info({ prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens }, 'generation finished');
+  };
+
   const authenticate = async (req: FastifyRequest): Promise<void> => {
     if (apiKeys.length === 0) return;
     const h = req.headers.authorization;
@@ -330,17 +336,17 @@ export const nodeVllmCppPlugin: FastifyPluginAsync<NodeVllmCppPluginOptions> = a
     return generation(reply, async (signal) => {
       if (!stream) {
         const result = await backend.chat(input, { signal, requestId: chatId });
-        metrics.countUsage('chat', result.usage);
+        usageSeen(req, 'chat', result.usage);
         result.id = chatId;
         result.model = modelName;
         return result;
       }
       const chunks = backend.chatStream(streamInput, { signal, requestId: chatId });
-      const iterator = (injectUsage ? withoutUsageChunk(chunks, (u) => metrics.countUsage('chat', u)) : chunks)[Symbol.asyncIterator]();
+      const iterator = (injectUsage ? withoutUsageChunk(chunks, (u) => usageSeen(req, 'chat', u)) : chunks)[Symbol.asyncIterator]();
       // The first chunk comes after validation and rendering: their errors still get a proper status.
       const first = await iterator.next();
       await pipeSse(req, reply, iterator, first, (c: ChatCompletionChunkLike) => {
-        if (c.usage) metrics.countUsage('chat', c.usage);
+        if (c.usage) usageSeen(req, 'chat', c.usage);
         c.id = chatId;
         c.model = modelName;
         return c;
@@ -398,7 +404,7 @@ export const nodeVllmCppPlugin: FastifyPluginAsync<NodeVllmCppPluginOptions> = a
           if (r.value.usage) usage = r.value.usage;
         }
         if (finish === 'error') throw new NodeVllmError('The engine ended the generation with an error');
-        metrics.countUsage('completions', usage);
+        usageSeen(req, 'completions', usage);
         const out = chunkOf(text, completionFinish(finish));
         return { ...out, usage: usage ?? null };
       }
@@ -422,7 +428,7 @@ export const nodeVllmCppPlugin: FastifyPluginAsync<NodeVllmCppPluginOptions> = a
           }
         }
         if (!ended) yield chunkOf('', 'stop');
-        metrics.countUsage('completions', usage);
+        usageSeen(req, 'completions', usage);
         if (includeUsage) yield { id, object: 'text_completion', created, model: modelName, choices: [], usage: usage ?? null };
       })();
       const firstEvent = await events.next();

@@ -3,6 +3,7 @@
  * child process on loopback: the openai client's streaming tool loop, JSON
  * logs with request ids, and SIGTERM draining an in-flight stream.
  */
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
@@ -80,4 +81,13 @@ it.skipIf(!haveBuild)('serve: streaming tool loop with the openai client, reques
   expect(body.endsWith('data: [DONE]\n\n')).toBe(true);
   expect(await s.exited).toBe(0);
   expect(s.logs.some((l) => l.msg === 'shutting down: draining in-flight requests')).toBe(true);
+});
+
+it.skipIf(!haveBuild)('node-vllm-cpp/server resolves for require and import; the main entry does not load Fastify', () => {
+  const check = (code: string) => JSON.parse(execFileSync(process.execPath, ['-e', code], { cwd: root }).toString().trim().split('\n').pop()!);
+  expect(check(`require('node-vllm-cpp'); console.log(JSON.stringify(Object.keys(require.cache).filter((k) => /node_modules[\\\\/](fastify|prom-client)[\\\\/]/.test(k)).length))`)).toBe(0);
+  expect(
+    check(`const s = require('node-vllm-cpp/server'); import('node-vllm-cpp/server').then((m) => console.log(JSON.stringify(
+      ['createServer', 'createHandler', 'nodeVllmCppPlugin', 'chatBackend', 'UpstreamGenerator', 'ServerMetrics'].map((n) => typeof s[n] === 'function' && m[n] === s[n]))))`),
+  ).toEqual([true, true, true, true, true, true]);
 });
