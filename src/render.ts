@@ -7,6 +7,7 @@ import { wallClock, type NowInput } from './native/clock';
 import { CompiledTemplate, compileTemplate, type NativeRenderOptions, type RenderLimits } from './native/embedded';
 import { loadVllmCpp } from './native/vllm-cpp';
 import { loadTemplateFromPath } from './templates/load';
+import { renderInPool } from './async';
 import type { ChatCompletionRequest } from './protocol/schemas';
 
 export type Backend = 'embedded' | 'vllm.cpp';
@@ -224,6 +225,8 @@ function prepare(input: unknown, options: RenderChatOptions): Prepared {
     maxOutputBytes: options.maxOutputBytes,
     maxSteps: options.maxSteps,
     maxDepth: options.maxDepth,
+    maxRenderMs: options.maxRenderMs,
+    maxMemoryBytes: options.maxMemoryBytes,
   };
   const contentFormat = options.contentFormat && options.contentFormat !== 'auto' ? options.contentFormat : compiled.contentFormat;
   if (tokenWarnings.length) built.warnings.push(...tokenWarnings);
@@ -257,11 +260,20 @@ export function renderChat<R extends ChatRequest>(request: ChatRequestInput<R>, 
   return finish(p, rendered);
 }
 
-/** renderChat off the event loop (N-API async work); safe to run many at once. */
+/**
+ * renderChat off the event loop: the whole pipeline (decode, validate,
+ * post-process, marshal, render) runs in a worker thread of a small pool
+ * (src/async); results and errors are those of renderChat. Calls the pool
+ * cannot take as they are (the vllm.cpp backend, requests holding PyFloat
+ * or class instances) prepare on the calling thread and render on the libuv
+ * thread pool. Safe to run many at once.
+ */
 export async function renderChatAsync<R extends ChatRequest>(
   request: ChatRequestInput<R>,
   options: RenderChatOptions,
 ): Promise<RenderChatResult> {
+  const pooled = renderInPool(request, options);
+  if (pooled !== undefined) return pooled;
   const p = prepare(request, options);
   const rendered =
     p.backend === 'embedded'
