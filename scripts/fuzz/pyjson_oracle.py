@@ -12,24 +12,17 @@ Tagged tree (the same as test/protocol/canonical.ts): ["none"], ["bool", b],
 ["dict", [[key, tagged], ...]] in insertion order.
 """
 
+import importlib.util
 import json
+import os
 import sys
 
-def tag(v):
-    if v is None:
-        return ["none"]
-    if v is True or v is False:
-        return ["bool", v]
-    if isinstance(v, int):
-        return ["int", str(v)]
-    if isinstance(v, float):
-        return ["float", repr(v)]
-    if isinstance(v, str):
-        return ["str", v]
-    if isinstance(v, list):
-        return ["list", [tag(x) for x in v]]
-    return ["dict", [[k, tag(x)] for k, x in v.items()]]
-
+# The tagged tree of scripts/conversation-vectors.py (the protocol vectors' format).
+_spec = importlib.util.spec_from_file_location(
+    "conversation_vectors", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "conversation-vectors.py"))
+_vectors = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_vectors)
+tag = _vectors.tag
 
 def main():
     for line in sys.stdin:

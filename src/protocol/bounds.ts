@@ -18,6 +18,7 @@
 
 import { RequestValidationError } from '../errors';
 import { MAX_DEPTH, PyFloat } from './pyjson';
+import { formatPath } from './schemas';
 
 export { MAX_DEPTH };
 
@@ -40,19 +41,9 @@ export function loneSurrogateIndex(s: string): number {
   return -1;
 }
 
-/** `messages[2].content[0].text`, the path style RequestValidationError uses. */
-function pathText(path: ReadonlyArray<string | number>): string {
-  let out = '';
-  for (const p of path) {
-    if (typeof p === 'number') out += `[${p}]`;
-    else out += out ? `.${p}` : p;
-  }
-  return out;
-}
-
 function surrogateError(path: Array<string | number>, s: string, at: number, what: string): RequestValidationError {
   const unit = s.charCodeAt(at).toString(16).padStart(4, '0');
-  const where = pathText(path);
+  const where = formatPath(path);
   const message =
     `${where ? where + ': ' : ''}${what} holds a lone surrogate \\u${unit} at index ${at}; ` +
     'text must be valid Unicode (a prompt containing it cannot be encoded as UTF-8)';
@@ -60,7 +51,7 @@ function surrogateError(path: Array<string | number>, s: string, at: number, wha
 }
 
 function depthError(path: Array<string | number>): RequestValidationError {
-  const where = pathText(path);
+  const where = formatPath(path);
   const message = `${where ? where + ': ' : ''}nested deeper than ${MAX_DEPTH} levels (or a reference cycle)`;
   return new RequestValidationError(message, where, [{ path: where, message }]);
 }
