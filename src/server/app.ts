@@ -240,6 +240,7 @@ export const nodeVllmCppPlugin: FastifyPluginAsync<NodeVllmCppPluginOptions> = a
       // The client is gone: there is no one to answer.
       if (reply.raw.destroyed && ac.signal.aborted) {
         reply.log.info('generation aborted: the client disconnected');
+        if (!reply.sent) reply.hijack();
         return undefined;
       }
       throw e;
@@ -413,7 +414,7 @@ export const nodeVllmCppPlugin: FastifyPluginAsync<NodeVllmCppPluginOptions> = a
       let usage: Usage | undefined;
       let echoed = !echo;
       let ended = false;
-      const events = (async function* () {
+      async function* completionEvents() {
         for (let r = first; !r.done; r = await gen.next()) {
           const c = r.value;
           if (c.usage) usage = c.usage;
@@ -430,6 +431,13 @@ export const nodeVllmCppPlugin: FastifyPluginAsync<NodeVllmCppPluginOptions> = a
         if (!ended) yield chunkOf('', 'stop');
         usageSeen(req, 'completions', usage);
         if (includeUsage) yield { id, object: 'text_completion', created, model: modelName, choices: [], usage: usage ?? null };
+      }
+      const events = (async function* () {
+        try {
+          yield* completionEvents();
+        } finally {
+          await gen.return?.();
+        }
       })();
       const firstEvent = await events.next();
       await pipeSse(req, reply, events, firstEvent, (c) => c);
