@@ -25,7 +25,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 OUT = os.path.join(ROOT, "test", "parsers", "goldens")
 sys.path.insert(0, HERE)
 
-os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")
+os.environ.setdefault("VLLM_LOGGING_LEVEL", "CRITICAL")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from reasoning_vectors import RUNS, vectors_for  # noqa: E402

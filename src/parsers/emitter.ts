@@ -37,10 +37,11 @@ export class DeltaSink {
   /**
    * Header delta: index, id, type and the whole name, once. `arguments: ""`
    * is included so clients that require non-null arguments never see null.
+   * `id`: a call id the model wrote (Kimi K2's `functions.NAME:N`).
    */
-  openCall(name: string): number {
+  openCall(name: string, id?: string): number {
     const index = this.calls++;
-    this.pending.push({ tool_calls: [{ index, id: this.nextId(), type: 'function', function: { name, arguments: '' } }] });
+    this.pending.push({ tool_calls: [{ index, id: id || this.nextId(), type: 'function', function: { name, arguments: '' } }] });
     return index;
   }
 

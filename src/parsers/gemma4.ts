@@ -29,21 +29,41 @@ const NAME_CHAR_RE = /^[\p{L}\p{N}_\-.]*$/u;
 
 type State = 'content' | 'header' | 'args';
 
+/** The markers of the format: Gemma 4's, or FunctionGemma's (`<start_function_call>`, `<escape>`). */
+export interface Gemma4Syntax {
+  start: string;
+  end: string;
+  quote: string;
+  /** Stop tokens that may be left at the end of the text; markup, not content. */
+  stops: readonly string[];
+  /** Gemma 4's escape repair (a property of Gemma 4 models' output). */
+  repairEscapes: boolean;
+  /** Keep an integral float (`1.0`) for a `number` parameter a float (vLLM makes it an int). */
+  keepFloats?: boolean;
+  /** A call whose braces closed is complete at the end of the output even without the end marker. */
+  acceptUnclosed?: boolean;
+}
+
+export const GEMMA4_SYNTAX: Gemma4Syntax = { start: CALL_START, end: CALL_END, quote: QUOTE, stops: [TOOL_RESPONSE], repairEscapes: true };
+
 export class Gemma4Parser extends TextMachine {
   private state: State = 'content';
   private scanPos = 0;
   private callIndex = -1;
   private callName = '';
 
-  constructor(opts: ParseOptions) {
+  constructor(
+    opts: ParseOptions,
+    private readonly syntax: Gemma4Syntax = GEMMA4_SYNTAX,
+  ) {
     super(opts, 'trim', chatcmplToolId);
   }
 
   protected step(): boolean {
     switch (this.state) {
       case 'content': {
-        const tok = this.scanContent([CALL_START, TOOL_RESPONSE]);
-        if (tok === CALL_START) this.state = 'header';
+        const tok = this.scanContent([this.syntax.start, ...this.syntax.stops]);
+        if (tok === this.syntax.start) this.state = 'header';
         return tok !== null;
       }
       case 'header':
@@ -68,18 +88,24 @@ export class Gemma4Parser extends TextMachine {
     }
     if (brace < 0 && !this.eof && viableHeaderPrefix(head)) return false;
     // Not a call after all: the start token is ordinary text.
-    this.content.text(CALL_START);
+    this.content.text(this.syntax.start);
     this.state = 'content';
     return true;
   }
 
   private args(): boolean {
-    const { index, next } = this.findFrom(CALL_END, this.scanPos);
+    const { index, next } = this.findFrom(this.syntax.end, this.scanPos);
     this.scanPos = next;
-    if (index < 0) return false; // at eof: cut off, arguments stay ""
+    if (index < 0) {
+      // At the end: complete if the braces closed (where the format allows it), else cut off.
+      if (this.eof && this.syntax.acceptUnclosed && matchClose('{' + this.buf, 0, this.syntax.quote) === this.buf.length) {
+        this.sink.args(this.callIndex, pyJsonDumps(convertArguments(this.take(this.buf.length), this.callName, this.opts, this.syntax)));
+      }
+      return false;
+    }
     const raw = this.take(index);
-    this.take(CALL_END.length);
-    this.sink.args(this.callIndex, pyJsonDumps(convertArguments(raw, this.callName, this.opts)));
+    this.take(this.syntax.end.length);
+    this.sink.args(this.callIndex, pyJsonDumps(convertArguments(raw, this.callName, this.opts, this.syntax)));
     this.state = 'content';
     return true;
   }
@@ -101,13 +127,13 @@ type Node =
   | { kind: 'arr'; items: Node[] };
 
 /** Index of the bracket closing the one at `open`, skipping `<|"|>` spans; -1 if none. */
-function matchClose(s: string, open: number): number {
+function matchClose(s: string, open: number, q: string): number {
   let depth = 0;
   for (let i = open; i < s.length; i++) {
-    if (s.startsWith(QUOTE, i)) {
-      const end = s.indexOf(QUOTE, i + QUOTE.length);
+    if (s.startsWith(q, i)) {
+      const end = s.indexOf(q, i + q.length);
       if (end < 0) return -1;
-      i = end + QUOTE.length - 1;
+      i = end + q.length - 1;
       continue;
     }
     const c = s[i];
@@ -125,38 +151,38 @@ function skipWs(s: string, i: number): number {
   return i;
 }
 
-function parseValue(s: string, start: number): [Node, number] {
+function parseValue(s: string, start: number, q: string): [Node, number] {
   const i = skipWs(s, start);
-  if (s.startsWith(QUOTE, i)) {
-    const end = s.indexOf(QUOTE, i + QUOTE.length);
+  if (s.startsWith(q, i)) {
+    const end = s.indexOf(q, i + q.length);
     // An unterminated string runs to the end of the arguments.
-    if (end < 0) return [{ kind: 'str', raw: s.slice(i + QUOTE.length), quoted: true }, s.length];
-    return [{ kind: 'str', raw: s.slice(i + QUOTE.length, end), quoted: true }, end + QUOTE.length];
+    if (end < 0) return [{ kind: 'str', raw: s.slice(i + q.length), quoted: true }, s.length];
+    return [{ kind: 'str', raw: s.slice(i + q.length, end), quoted: true }, end + q.length];
   }
   const c = s[i];
   if (c === '{' || c === '[') {
-    const close = matchClose(s, i);
+    const close = matchClose(s, i, q);
     const inner = close < 0 ? s.slice(i + 1) : s.slice(i + 1, close);
     const next = close < 0 ? s.length : close + 1;
-    return c === '{' ? [{ kind: 'obj', entries: parseObjectBody(inner) }, next] : [{ kind: 'arr', items: parseArrayBody(inner) }, next];
+    return c === '{' ? [{ kind: 'obj', entries: parseObjectBody(inner, q) }, next] : [{ kind: 'arr', items: parseArrayBody(inner, q) }, next];
   }
   let j = i;
   while (j < s.length && s[j] !== ',' && s[j] !== '}' && s[j] !== ']') j++;
   return [{ kind: 'str', raw: s.slice(i, j).trim(), quoted: false }, j];
 }
 
-function parseObjectBody(s: string): Map<string, Node> {
+function parseObjectBody(s: string, q: string): Map<string, Node> {
   const out = new Map<string, Node>();
   let i = 0;
   for (;;) {
     while (i < s.length && (s[i] === ',' || /\s/u.test(s[i]!))) i++;
     if (i >= s.length) return out;
     let key: string;
-    if (s.startsWith(QUOTE, i)) {
-      const end = s.indexOf(QUOTE, i + QUOTE.length);
+    if (s.startsWith(q, i)) {
+      const end = s.indexOf(q, i + q.length);
       if (end < 0) return out;
-      key = s.slice(i + QUOTE.length, end);
-      const colon = s.indexOf(':', end + QUOTE.length);
+      key = s.slice(i + q.length, end);
+      const colon = s.indexOf(':', end + q.length);
       if (colon < 0) return out;
       i = colon + 1;
     } else {
@@ -165,19 +191,19 @@ function parseObjectBody(s: string): Map<string, Node> {
       key = s.slice(i, colon).trim();
       i = colon + 1;
     }
-    const [value, next] = parseValue(s, i);
+    const [value, next] = parseValue(s, i, q);
     out.set(key, value);
     i = next;
   }
 }
 
-function parseArrayBody(s: string): Node[] {
+function parseArrayBody(s: string, q: string): Node[] {
   const out: Node[] = [];
   let i = 0;
   for (;;) {
     while (i < s.length && (s[i] === ',' || /\s/u.test(s[i]!))) i++;
     if (i >= s.length) return out;
-    const [value, next] = parseValue(s, i);
+    const [value, next] = parseValue(s, i, q);
     out.push(value);
     i = next === i ? i + 1 : next;
   }
@@ -199,33 +225,33 @@ function literalType(raw: string): PyValue {
   return i === null ? raw : i;
 }
 
-function convertNode(node: Node, schema: unknown, key: string, tool: string): PyValue {
+function convertNode(node: Node, schema: unknown, key: string, tool: string, syntax: Gemma4Syntax): PyValue {
   switch (node.kind) {
     case 'str': {
-      const text = node.quoted ? repairSpuriousEscapes(node.raw, key, tool) : node.raw;
-      if (schema !== undefined) return coerceToSchemaType(text, extractTypes(schema));
+      const text = node.quoted && syntax.repairEscapes ? repairSpuriousEscapes(node.raw, key, tool) : node.raw;
+      if (schema !== undefined) return coerceToSchemaType(text, extractTypes(schema), { keepFloats: syntax.keepFloats });
       return node.quoted ? text : literalType(text);
     }
     case 'obj': {
       const props = isDict(schema) && isDict(schema.properties) ? schema.properties : undefined;
-      return makePyDict([...node.entries].map(([k, v]) => [k, convertNode(v, props?.[k], k, tool)] as const));
+      return makePyDict([...node.entries].map(([k, v]) => [k, convertNode(v, props?.[k], k, tool, syntax)] as const));
     }
     case 'arr': {
       const items = isDict(schema) ? schema.items : undefined;
-      return node.items.map((item) => convertNode(item, items, key, tool));
+      return node.items.map((item) => convertNode(item, items, key, tool, syntax));
     }
   }
 }
 
 /** Text between `{` and `<tool_call|>` -> the arguments object. */
-export function convertArguments(raw: string, tool: string, opts: ParseOptions): PyDict {
+export function convertArguments(raw: string, tool: string, opts: ParseOptions, syntax: Gemma4Syntax = GEMMA4_SYNTAX): PyDict {
   let body = raw.trim();
   if (body.endsWith('}')) body = body.slice(0, -1);
   const props = findToolProperties(opts.tools, tool);
   const entries: Array<[string, PyValue]> = [];
-  for (const [k, v] of parseObjectBody(body)) {
+  for (const [k, v] of parseObjectBody(body, syntax.quote)) {
     if (k === '') continue;
-    entries.push([k, convertNode(v, props?.[k], k, tool)]);
+    entries.push([k, convertNode(v, props?.[k], k, tool, syntax)]);
   }
   return makePyDict(entries);
 }

@@ -24,8 +24,12 @@ import { findToolProperties, isDict } from './schema';
 import { findFirst, firstNonWs, isPrefixOfAny, partialSuffixLen } from './scan';
 import type { ParseOptions } from './types';
 
-const TOOL_CALL = '<tool_call>';
-const TOOL_CALL_END = '</tool_call>';
+/** The wrapper tags: Qwen3's, or Seed-OSS's `<seed:tool_call>`. */
+export interface XmlWrapper {
+  open: string;
+  close: string;
+}
+const QWEN_WRAPPER: XmlWrapper = { open: '<tool_call>', close: '</tool_call>' };
 const FUNCTION = '<function=';
 const FUNCTION_END = '</function>';
 const PARAM = '<parameter=';
@@ -50,17 +54,22 @@ export class Qwen3CoderParser extends TextMachine {
   private paramName = '';
   private scanPos = 0;
 
-  constructor(opts: ParseOptions) {
+  private readonly wrapOpen: string;
+  private readonly wrapClose: string;
+
+  constructor(opts: ParseOptions, wrapper: XmlWrapper = QWEN_WRAPPER) {
     super(opts, 'verbatim', callHexId);
+    this.wrapOpen = wrapper.open;
+    this.wrapClose = wrapper.close;
   }
 
   protected step(): boolean {
     switch (this.state) {
       case 'content': {
-        const tok = this.scanContent([TOOL_CALL, FUNCTION]);
+        const tok = this.scanContent([this.wrapOpen, FUNCTION]);
         if (tok === null) return false;
         this.pendingRaw = tok;
-        this.state = tok === TOOL_CALL ? 'open' : 'name';
+        this.state = tok === this.wrapOpen ? 'open' : 'name';
         return true;
       }
       case 'open':
@@ -121,7 +130,7 @@ export class Qwen3CoderParser extends TextMachine {
 
   /** Between parameters: find the next parameter or the end of the function. */
   private body(): boolean {
-    const tokens = [PARAM, FUNCTION_END, TOOL_CALL_END];
+    const tokens = [PARAM, FUNCTION_END, this.wrapClose];
     const hit = findFirst(this.buf, tokens);
     if (!hit) {
       this.take(this.buf.length - (this.eof ? 0 : partialSuffixLen(this.buf, tokens)));
@@ -168,13 +177,13 @@ export class Qwen3CoderParser extends TextMachine {
       }
       let verdict: 'yes' | 'no' | 'wait';
       if (hit.token === PARAM_END) {
-        verdict = this.followedBy(hit.index + PARAM_END.length, [PARAM, FUNCTION_END, TOOL_CALL_END], true);
+        verdict = this.followedBy(hit.index + PARAM_END.length, [PARAM, FUNCTION_END, this.wrapClose], true);
       } else if (hit.token === PARAM) {
         // A missing `</parameter>`: a parameter tag at the start of a line
         // ends the value implicitly.
         verdict = hit.index === 0 || this.buf[hit.index - 1] === '\n' ? 'yes' : 'no';
       } else {
-        verdict = this.followedBy(hit.index + FUNCTION_END.length, [TOOL_CALL_END], true);
+        verdict = this.followedBy(hit.index + FUNCTION_END.length, [this.wrapClose], true);
       }
       if (verdict === 'wait') {
         this.scanPos = hit.index;
@@ -195,9 +204,9 @@ export class Qwen3CoderParser extends TextMachine {
   }
 
   private afterFunction(): boolean {
-    const v = this.followedBy(0, [TOOL_CALL_END], false);
+    const v = this.followedBy(0, [this.wrapClose], false);
     if (v === 'wait') return false;
-    if (v === 'yes') this.take(this.buf.indexOf(TOOL_CALL_END) + TOOL_CALL_END.length);
+    if (v === 'yes') this.take(this.buf.indexOf(this.wrapClose) + this.wrapClose.length);
     this.state = 'content';
     return true;
   }

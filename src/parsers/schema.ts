@@ -2,7 +2,7 @@
  * Tool-schema lookup and vLLM's schema-driven value coercion
  * (`extract_types_from_schema` / `coerce_to_schema_type` behaviour).
  */
-import { PyValue, isPyDict } from '../protocol/pyjson';
+import { PyValue, isPyDict, makePyDict, makePyFloat, pyEntries } from '../protocol/pyjson';
 import { intIfWhole, pyFloat, pyInt, tryLoads } from './pyvalue';
 import type { ToolShape } from './types';
 
@@ -76,7 +76,7 @@ const TYPE_PRIORITY = ['null', 'integer', 'number', 'boolean', 'object', 'array'
  * priority order. Falls back to `json.loads`, then to the raw string. An
  * empty `types` list therefore means "JSON if it parses, else text".
  */
-export function coerceToSchemaType(value: string, types: readonly string[]): PyValue {
+export function coerceToSchemaType(value: string, types: readonly string[], opts: { keepFloats?: boolean } = {}): PyValue {
   const normalized = new Set(types.map((t) => {
     const k = t.trim().toLowerCase();
     return TYPE_ALIASES[k] ?? k;
@@ -96,7 +96,12 @@ export function coerceToSchemaType(value: string, types: readonly string[]): PyV
       }
       case 'number': {
         const f = pyFloat(value);
-        if (f !== null && Number.isFinite(f)) return intIfWhole(f);
+        if (f !== null && Number.isFinite(f)) {
+          // vLLM turns an integral float (`1.0`) into an int; with keepFloats the
+          // model's float stays a float, as written.
+          if (opts.keepFloats && Number.isInteger(f) && /[.eE]/.test(value)) return makePyFloat(f);
+          return intIfWhole(f);
+        }
         break;
       }
       case 'boolean': {
@@ -123,4 +128,22 @@ function allFinite(v: PyValue): boolean {
   if (Array.isArray(v)) return v.every(allFinite);
   if (isPyDict(v)) return Object.values(v).every(allFinite);
   return true;
+}
+
+/**
+ * A raw parameter value of the XML-style formats (GLM, MiniMax, Seed-OSS)
+ * typed by the tool schema; without one it stays a string, as in vLLM.
+ * Integral floats are kept as floats (vLLM turns `1.0` into `1`).
+ */
+export function typedParam(raw: string, schema: unknown): PyValue {
+  if (schema === undefined) return raw;
+  return coerceToSchemaType(raw, extractTypes(schema), { keepFloats: true });
+}
+
+/** String values of a decoded arguments object typed by the schema (vLLM's `_fix_arg_types`, floats kept). */
+export function typeJsonArgs(args: PyValue, props: Record<string, unknown> | undefined): PyValue {
+  if (!props || !isPyDict(args)) return args;
+  return makePyDict(
+    pyEntries(args).map(([k, v]) => [k, typeof v === 'string' && isDict(props[k]) ? coerceToSchemaType(v, extractTypes(props[k]), { keepFloats: true }) : v] as const),
+  );
 }
