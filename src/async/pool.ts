@@ -79,10 +79,16 @@ export class RenderPool {
   #slots: Slot[] = [];
   #pending = new Map<number, Pending>();
   #nextId = 1;
+  #submitted = 0;
 
   constructor(size = defaultSize(), script = workerScript()) {
     this.size = script === undefined ? 0 : size;
     this.script = script;
+  }
+
+  /** Jobs handed to a worker so far. */
+  get submitted(): number {
+    return this.#submitted;
   }
 
   /** Workers running now. */
@@ -150,6 +156,7 @@ export class RenderPool {
     } catch {
       return undefined;
     }
+    this.#submitted++;
     if (slot.inflight++ === 0) slot.worker.ref();
     return new Promise<RenderChatResult>((resolve, reject) => this.#pending.set(id, { slot, resolve, reject }));
   }
