@@ -52,6 +52,14 @@ export type {
   Usage,
 } from './engine';
 export { parseToolCalls, createStreamingToolParser, accumulateDeltas, TOOL_PARSERS } from './parsers';
+export {
+  parseReasoning,
+  createStreamingReasoningParser,
+  accumulateReasoning,
+  REASONING_PARSERS,
+  detectParsers,
+} from './parsers';
+export type { DetectedParsers, ReasoningDelta, ReasoningOptions, ReasoningResult, StreamingReasoningParser } from './parsers';
 export type {
   EndOptions,
   ParseResult,

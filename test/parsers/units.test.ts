@@ -192,11 +192,24 @@ describe('CLI parse', () => {
   });
 
   it('rejects bad usage', () => {
-    expect(() => runParse([], input)).toThrow(/--parser/);
+    expect(() => runParse([], input)).toThrow(/--tool-call-parser/);
     expect(() => runParse(['--parser', 'hermes', '--chunk-size', '2'], input)).toThrow(/--stream/);
     expect(() => runParse(['--parser', 'hermes', '--stream', '--chunk-size', '0'], input)).toThrow(/positive/);
     expect(() => runParse(['--parser', 'hermes', '--tools', path.join(tmp, 'missing.json')], input)).toThrow(/cannot read/);
-    expect(() => runParse(['--parser', 'nope'], input)).toThrow(ToolParseError);
+    expect(() => runParse(['--parser', 'nope'], input)).toThrow(/unknown --tool-call-parser "nope"/);
+    expect(() => runParse(['--tool-call-parser', 'hermes', '--reasoning-parser', 'nope'], input)).toThrow(/unknown --reasoning-parser "nope"/);
+  });
+
+  it('--reasoning-parser splits the reasoning off before the tool-call parser, streaming or not', () => {
+    const out = '<think>Need the weather.</think>' + input;
+    const expected = { reasoning: 'Need the weather.', content: 'Sure.\n', call: { name: 'get_weather', arguments: '{"days": 3}' } };
+    for (const extra of [[], ['--stream'], ['--stream', '--chunk-size', '5']]) {
+      const msg = JSON.parse(runParse(['--tool-call-parser', 'qwen3_coder', '--reasoning-parser', 'qwen3', '--tools', toolsFile, ...extra], out).stdout) as {
+        reasoning: string; content: string; tool_calls: { function: unknown }[];
+      };
+      expect(Object.keys(msg)).toEqual(['reasoning', 'content', 'tool_calls']);
+      expect({ reasoning: msg.reasoning, content: msg.content, call: msg.tool_calls[0]!.function }).toEqual(expected);
+    }
   });
 });
 
