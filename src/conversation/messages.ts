@@ -107,12 +107,15 @@ const has = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.c
 /**
  * Build the conversation message vLLM hands to the template for request
  * message `index`. `offline`: the request takes vLLM's offline path (see
- * usesOfflineToolCalls), so tool calls keep the caller's key order.
+ * usesOfflineToolCalls): tool calls keep the caller's key order and
+ * `reasoning_content` is not renamed to `reasoning`.
  */
 export function buildMessage(raw: Record<string, unknown>, format: ContentFormat, index: number, offline = false): Record<string, unknown> {
-  // renameReasoningContent without the copy: only `reasoning` can differ
+  // renameReasoningContent without the copy: only `reasoning` can differ.
+  // The rename is a validator of vLLM's HTTP request model, so the offline
+  // path never applies it: there `reasoning_content` alone is not read.
   let reasoning = raw['reasoning'];
-  if (has(raw, 'reasoning_content')) {
+  if (!offline && has(raw, 'reasoning_content')) {
     const rc = raw['reasoning_content'];
     if (rc !== null && rc !== undefined && (reasoning === null || reasoning === undefined)) reasoning = rc;
   }

@@ -8,7 +8,9 @@ generate_real.py drives (its `render_case`): api "offline" is the LLM.chat
 path (raw message dicts into `parse_chat_messages` + `_postprocess_messages`,
 no pydantic rebuild), api "http" the /v1/chat/completions path. The templates
 print the tool-call dicts (repr, tojson, keys), so the key order the template
-saw is part of the prompt.
+saw is part of the prompt; one template prints each message's keys and its
+reasoning (the HTTP request model renames reasoning_content to reasoning,
+the offline path does not).
 """
 
 import json
@@ -24,6 +26,7 @@ TEMPLATES = {
     "tojson": "{% for m in messages %}{% if m.tool_calls %}{{ m.tool_calls|tojson }}\n{% endif %}{% endfor %}",
     "xlam": "{% for m in messages %}{% if m.tool_calls %}<tool_call>[{% for tc in m.tool_calls %}{{ tc.function|tojson }}{% if not loop.last %}, {% endif %}{% endfor %}]</tool_call>\n{% endif %}{% endfor %}",
     "keys": "{% for m in messages %}{% for tc in m.tool_calls or [] %}{{ tc|list }} {{ tc.function|list }} {% for k, v in tc.function.items() %}{{ k }}={{ v }};{% endfor %}\n{% endfor %}{% endfor %}",
+    "message-keys": "{% for m in messages %}{{ m|list }} {{ m.reasoning }}|{{ m.reasoning_content }}\n{% endfor %}",
 }
 
 USER = {"role": "user", "content": "What is the weather?"}
@@ -54,6 +57,12 @@ REQUESTS = [
         {"id": "c1", "type": "function", "function": {"name": "f", "arguments": {"x": 1}}}),
         {"role": "tool", "tool_call_id": "c1", "content": "ok"}, assistant(
         {"id": "c2", "type": "function", "function": {"name": "g", "arguments": "{}"}})]),
+    ("reasoning-content", "offline", [USER, dict(assistant(
+        {"id": "c1", "type": "function", "function": {"name": "f", "arguments": {"x": 1}}}), reasoning_content="think")]),
+    ("reasoning-and-reasoning-content", "offline", [USER, dict(assistant(
+        {"id": "c1", "type": "function", "function": {"name": "f", "arguments": None}}), reasoning="r", reasoning_content="rc")]),
+    ("http-reasoning-content", "http", [USER, dict(assistant(
+        {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}), reasoning_content="think")]),
     ("http-string-args", "http", [USER, assistant(
         {"type": "function", "id": "c1", "function": {"name": "get_weather", "arguments": "{\"city\": \"Paris\"}"}})]),
     ("http-string-args-extras", "http", [USER, assistant(

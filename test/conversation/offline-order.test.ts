@@ -2,8 +2,9 @@
  * Tool-call key order on vLLM's two paths. Expected prompts from pinned vLLM
  * 0.25.0 (test/conversation/offline-order.gen.py): a request whose tool calls
  * only the offline LLM.chat path accepts (object / null / missing arguments,
- * no type) reaches the template in the caller's key order; a plain HTTP
- * request is rebuilt by pydantic into the declared order.
+ * no type) reaches the template in the caller's key order and without the
+ * reasoning_content -> reasoning rename; a plain HTTP request is rebuilt by
+ * pydantic into the declared order and renamed.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,10 +26,10 @@ const doc = parsePyJson(readFileSync(join(__dirname, 'offline-order.json'), 'utf
   vectors: Vector[];
 };
 
-describe('tool-call key order matches vLLM 0.25.0 on its offline and HTTP paths', () => {
+describe('tool-call key order and reasoning match vLLM 0.25.0 on its offline and HTTP paths', () => {
   it('vectors come from the pinned vLLM', () => {
     expect(doc.versions.vllm).toBe('0.25.0');
-    expect(doc.vectors.length).toBeGreaterThanOrEqual(40);
+    expect(doc.vectors.length).toBeGreaterThanOrEqual(65);
   });
   for (const v of doc.vectors) {
     it(`${v.api} ${v.id}`, () => {
