@@ -1,53 +1,26 @@
 /**
  * `node-vllm-cpp serve --model DIR --library LIB` with the real vllm.cpp
  * engine and a tiny random-weight checkpoint, driven by the openai client.
- * Runs when VLLM_CPP_LIB names a libvllm build (and the checkpoint can be
- * generated: scripts/tiny-model/generate.py needs numpy, safetensors and
- * tokenizers, and the chat templates); reported as skipped otherwise.
+ * Runs when VLLM_CPP_LIB names a libvllm build and the checkpoint can be
+ * generated (test/support/tiny-model.ts); reported as skipped otherwise.
  *
  * The model's text is arbitrary, so the tool call of the first turn is forced
  * with vLLM's structured_outputs regex; the second turn's prompt is judged by
  * its token count against the golden prompt pinned Python vLLM rendered for
  * the same history (test/golden/expected, case gemma4_terminal).
  */
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine } from '../../src/engine';
+import { generateTinyModel, realEngineSkipReason, VLLM_CPP_LIB } from '../support/tiny-model';
 import { client, killServed, startServe, type Served } from './support';
 
 const ROOT = path.join(__dirname, '..', '..');
-const LIB = process.env.VLLM_CPP_LIB;
-const TEMPLATES = process.env.NODE_VLLM_CPP_TEMPLATES ?? path.join(ROOT, '..', 'shared', 'templates');
-
-function python(): string | undefined {
-  for (const py of [process.env.NODE_VLLM_CPP_PYTHON, path.join(ROOT, 'scripts/tiny-model/.venv/bin/python'), 'python3']) {
-    if (!py) continue;
-    try {
-      execFileSync(py, ['-c', 'import numpy, safetensors, tokenizers'], { stdio: 'pipe' });
-      return py;
-    } catch {
-      // next
-    }
-  }
-  return undefined;
-}
-
-const PY = LIB ? python() : undefined;
-const why = !LIB
-  ? 'VLLM_CPP_LIB is not set'
-  : !fs.existsSync(LIB)
-    ? `VLLM_CPP_LIB=${LIB} does not exist`
-    : !PY
-      ? 'no Python with numpy, safetensors and tokenizers (set NODE_VLLM_CPP_PYTHON)'
-      : !fs.existsSync(TEMPLATES)
-        ? `templates not found at ${TEMPLATES}`
-        : !fs.existsSync(path.join(ROOT, 'dist', 'cjs', 'cli', 'serve.js'))
-          ? 'dist/ is not built'
-          : '';
+const LIB = VLLM_CPP_LIB;
+const built = fs.existsSync(path.join(ROOT, 'dist', 'cjs', 'cli', 'serve.js'));
+const why = realEngineSkipReason() || (built ? '' : 'dist/ is not built');
 if (why) console.warn(`serve against the real vllm.cpp engine skipped: ${why}`);
 
 const GOLDEN_CASE = JSON.parse(fs.readFileSync(path.join(ROOT, 'test/golden/cases/gemma4_terminal.json'), 'utf8'));
@@ -59,8 +32,7 @@ describe.skipIf(why !== '')('serve on the real vllm.cpp engine', () => {
   let served: Served;
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'serve-tiny-gemma4-'));
-    execFileSync(PY!, [path.join(ROOT, 'scripts/tiny-model/generate.py'), '--out', dir, '--template', 'gemma4', '--templates-dir', TEMPLATES], { stdio: 'pipe' });
+    dir = generateTinyModel('gemma4');
     served = await startServe(['--model', dir, '--library', LIB!, '--threads', '1', '--max-model-len', '2048', '--served-model-name', 'tiny', '--tool-call-parser', 'gemma4']);
   }, 120_000);
 
