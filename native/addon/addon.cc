@@ -80,7 +80,8 @@ struct RenderInput {
   jinja::RenderState state;
 };
 
-// Parses the options object: { now?: number[7], maxOutputBytes?, maxSteps?, maxDepth? }.
+// Parses the options object: { now?: number[7], maxOutputBytes?, maxSteps?, maxDepth?,
+// maxCollection?, maxRenderMs?, maxMemoryBytes? }.
 void read_options(const Napi::Value& v, jinja::RenderState& st) {
   if (!v.IsObject()) return;
   Napi::Object o = v.As<Napi::Object>();
@@ -102,6 +103,8 @@ void read_options(const Napi::Value& v, jinja::RenderState& st) {
   num("maxSteps", st.limits.max_steps);
   num("maxDepth", st.limits.max_depth);
   num("maxCollection", st.limits.max_collection);
+  num("maxRenderMs", st.limits.max_render_ms);
+  num("maxMemoryBytes", st.limits.max_memory);
 }
 
 std::string render_now(RenderInput& in) {

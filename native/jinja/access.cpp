@@ -85,7 +85,9 @@ bool attr_lookup(RenderState& st, const Value& obj, std::string_view name, Value
   if (obj.kind() == Kind::Object) {
     Value v = obj.as_object().get_attr(st, name);
     if (v.is_undefined() && !v.undefined_data()) return false;
-    out = v;
+    // The sandbox refuses every attribute whose name starts with '_' once
+    // getattr found it ({% set ns._x = 1 %}{{ ns._x }} prints nothing).
+    out = !name.empty() && name[0] == '_' ? unsafe_undefined(obj, name) : v;
     return true;
   }
   if (lookup_method(obj, name, out)) return true;

@@ -212,6 +212,7 @@ class Evaluator {
     if (v.is_str()) out += v.as_str();
     else append_py_str(out, v);
     if (out.size() > st_.limits.max_output_bytes) limit_error("output size limit exceeded");
+    mem_reserve(out.size());
   }
 
   // ---- statements -------------------------------------------------------
@@ -334,6 +335,7 @@ class Evaluator {
   Flow for_loop(const Stmt& s, Scope* sc, const Value& iterable, int depth0, std::string& out) {
     NestGuard g(*this);
     std::vector<Value> items = iterate(iterable);
+    MemHold hold_items(items.capacity() * sizeof(Value));  // alive for the whole loop (and nested recursive loops)
     if (s.cond) {
       // `for x in seq if cond` filters before numbering, in a frame of its own.
       std::vector<Value> kept;
@@ -743,6 +745,7 @@ class Evaluator {
             known = false;
           }
           if (s.size() > st_.limits.max_output_bytes) limit_error("string size limit exceeded");
+          mem_reserve(s.size());
         }
         if (!known) return Value::string(std::move(s));
         return Value::string(make_str_data(std::move(s), ascii, length));

@@ -185,7 +185,12 @@ Value f_indent(RenderState&, const Value& v, Args& a) {
   Value w = b.value(0, Value::integer(4));
   std::string ind;
   if (w.is_str()) ind = w.as_str();
-  else if (int_like(w)) ind = std::string(size_t(std::max<int64_t>(0, std::min<int64_t>(int_arg(w, nullptr), 1000000))), ' ');
+  else if (int_like(w)) {
+    // " " * width, whatever its size, as Python builds it: charged first.
+    int64_t n = std::max<int64_t>(0, int_arg(w, nullptr));
+    mem_reserve(size_t(n));
+    ind = std::string(size_t(n), ' ');
+  }
   else throw_type_error("can't multiply sequence by non-int of type '" + type_name(w) + "'");
   bool first = flag(b, 1, false), blank = flag(b, 2, false);
   if (v.is_undefined()) fail_undefined(v);  // `s += "\n"` on an Undefined
@@ -198,6 +203,7 @@ Value f_indent(RenderState&, const Value& v, Args& a) {
   std::string rv;
   if (blank) {
     for (size_t i = 0; i < lines.size(); ++i) {
+      mem_reserve(rv.size() + ind.size() + lines[i].as_str().size() + 1);
       if (i) rv += "\n" + ind;
       rv += lines[i].as_str();
     }
@@ -206,13 +212,17 @@ Value f_indent(RenderState&, const Value& v, Args& a) {
     if (lines.size() > 1) {
       rv += "\n";
       for (size_t i = 1; i < lines.size(); ++i) {
+        mem_reserve(rv.size() + ind.size() + lines[i].as_str().size() + 1);
         if (i > 1) rv += "\n";
         if (!lines[i].as_str().empty()) rv += ind;
         rv += lines[i].as_str();
       }
     }
   }
-  if (first) rv = ind + rv;
+  if (first) {
+    mem_reserve(rv.size() + ind.size());
+    rv = ind + rv;
+  }
   return v.str_data().markup ? make_markup(std::move(rv)) : str_v(std::move(rv));
 }
 
@@ -514,12 +524,16 @@ Value f_int(RenderState&, const Value& v, Args& a) {
     int base = int(int_arg(base_v, nullptr));
     if (parse_py_int(v.as_str(), base, out)) return out;
     double d;
+    // The fallback int(float(s)) catches OverflowError too: "inf" gives the default.
     if (parse_py_float(v.as_str(), d) && std::isfinite(d)) return BigNum::from_double(d).to_value();
     return def;
   }
   if (int_like(v)) return v.kind() == Kind::Bool ? Value::integer(v.as_bool()) : v;
   if (v.kind() == Kind::Float) {
-    if (!std::isfinite(v.as_float())) return def;
+    // int(inf) raises OverflowError, which do_int does not catch; int(nan)
+    // raises ValueError, which makes it return the default.
+    if (std::isnan(v.as_float())) return def;
+    if (std::isinf(v.as_float())) throw_runtime_error("OverflowError", "cannot convert float infinity to integer");
     return BigNum::from_double(v.as_float()).to_value();
   }
   return def;
@@ -631,9 +645,14 @@ Value f_join(RenderState& st, const Value& v, Args& a) {
   auto items = iterate(v);
   std::string out;
   for (size_t i = 0; i < items.size(); ++i) {
-    if (i) out += d;
+    if (i) {
+      mem_reserve(out.size() + d.size());
+      out += d;
+    }
     append_py_str(out, g.identity ? items[i] : g(st, items[i]));
+    st.tick();
   }
+  mem_reserve(out.size());
   return str_v(std::move(out));
 }
 
@@ -752,7 +771,7 @@ Value f_batch(RenderState&, const Value& v, Args& a) {
   if (!b.has(0)) throw_type_error("do_batch() missing 1 required positional argument: 'linecount'");
   int64_t n = int_arg(*b.get(0), nullptr);
   Value fill = b.value(1);
-  if (n > 10'000'000 && !fill.is_none()) throw Error(ErrorKind::Limit, "MemoryError", "batch size is too large");
+  if (n > 0 && !fill.is_none()) mem_reserve(size_t(n) * sizeof(Value));  // the last batch is filled up to n
   std::vector<Value> out, cur;
   for (const Value& item : iterate(v)) {
     if (int64_t(cur.size()) == n) { out.push_back(Value::list(std::move(cur))); cur.clear(); }
@@ -774,7 +793,8 @@ Value f_slice(RenderState&, const Value& v, Args& a) {
   auto seq = iterate(v);
   int64_t length = int64_t(seq.size());
   if (slices == 0) throw_runtime_error("ZeroDivisionError", "integer division or modulo by zero");
-  if (slices < 0 || slices > 10'000'000) return Value::list({});
+  if (slices < 0) return Value::list({});
+  mem_reserve(size_t(slices) * (sizeof(Value) + sizeof(ListData)));  // one list per slice
   int64_t per = length / slices, extra = length % slices, offset = 0;
   std::vector<Value> out;
   for (int64_t k = 0; k < slices; ++k) {
@@ -904,7 +924,12 @@ Value f_rejectattr(RenderState& st, const Value& v, Args& a) { return select_imp
 Value f_attr(RenderState& st, const Value& v, Args& a) {
   ArgBinder b("attr", a, {"name"});
   if (!b.has(0)) throw_type_error("do_attr() missing 1 required positional argument: 'name'");
-  return get_python_attr(st, v, soft_str(*b.get(0)));
+  std::string name = soft_str(*b.get(0));
+  // getattr(Undefined, '__x') raises AttributeError, which do_attr turns
+  // into a fresh undefined; other names fail with the undefined's error.
+  if (v.is_undefined() && name.compare(0, 2, "__") == 0)
+    return Value::undefined("'" + type_name(v) + "' object has no attribute '" + name + "'");
+  return get_python_attr(st, v, name);
 }
 
 Value f_default(RenderState&, const Value& v, Args& a) {
@@ -922,7 +947,11 @@ Value f_tojson(RenderState&, const Value& v, Args& a) {
   o.sort_keys = flag(b, 3, false);
   Value indent = b.value(1);
   if (indent.is_str()) o.indent = indent.as_str();
-  else if (int_like(indent)) o.indent = std::string(size_t(std::max<int64_t>(0, std::min<int64_t>(int_arg(indent, nullptr), 100000))), ' ');
+  else if (int_like(indent)) {
+    int64_t n = std::max<int64_t>(0, int_arg(indent, nullptr));
+    mem_reserve(size_t(n));  // json.dumps builds " " * indent
+    o.indent = std::string(size_t(n), ' ');
+  }
   else if (!indent.is_none()) throw_type_error("can't multiply sequence by non-int of type '" + type_name(indent) + "'");
   Value seps = b.value(2);
   if (!seps.is_none()) {

@@ -36,6 +36,7 @@ class RangeObject : public Object {
   std::string type_name() const override { return "range"; }
   bool iterable() const override { return true; }
   std::vector<Value> elements() const override {
+    work(count_);
     std::vector<Value> out;
     out.reserve(count_);
     if (start_.kind() == Kind::Int && step_.kind() == Kind::Int) {

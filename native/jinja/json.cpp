@@ -40,6 +40,7 @@ struct Dumper {
   }
 
   void newline(size_t level) {
+    mem_reserve(out.size() + level * opt.indent->size() + 1);
     out.push_back('\n');
     for (size_t i = 0; i < level; ++i) out += *opt.indent;
   }
@@ -150,6 +151,7 @@ struct Dumper {
         if (items.empty()) { out += "[]"; return; }
         out.push_back('[');
         for (size_t i = 0; i < items.size(); ++i) {
+          mem_reserve(out.size());
           if (i) out += item_sep;
           if (opt.indent) newline(level + 1);
           value(items[i], level + 1);
@@ -165,6 +167,7 @@ struct Dumper {
         out.push_back('{');
         bool first = true;
         auto item = [&](const std::pair<Value, Value>& e) {
+          mem_reserve(out.size());
           if (!first) out += item_sep;
           first = false;
           if (opt.indent) newline(level + 1);
@@ -462,10 +465,7 @@ struct Parser {
       throw Error(ErrorKind::Json, "ValueError",
                   "Exceeds the limit (4300 digits) for integer string conversion: value has " +
                       std::to_string(digits.size()) + " digits; use sys.set_int_max_str_digits() to increase the limit");
-    BigIntData b;
-    b.negative = neg;
-    b.digits = std::string(digits);
-    return Value::big_integer(std::move(b));
+    return BigNum::from_decimal(digits, neg).to_value();
   }
 
   void enter() {

@@ -7,6 +7,7 @@
 
 #include <cstring>
 
+#include "bigint.h"
 #include "errors.h"
 #include "unicode.h"
 
@@ -290,9 +291,7 @@ Value int_value(std::string_view digits, int base) {
     dec += std::string(9 - part.size(), '0') + part;
   }
   if (dec.size() < 19) return Value::integer(std::stoll(dec));
-  BigIntData b;
-  b.digits = dec;
-  return Value::big_integer(std::move(b));
+  return BigNum::from_decimal(dec, false).to_value();
 }
 
 // Jinja2's name pattern is a run of Python `\w` characters (letters,

@@ -9,6 +9,7 @@
 #include "errors.h"
 #include "operators.h"
 #include "pyformat.h"
+#include "search.h"
 #include "strformat.h"
 #include "unicode.h"
 
@@ -112,7 +113,7 @@ int64_t find_impl(const std::u32string& hay, const std::u32string& needle, int64
     return -1;
   }
   std::u32string_view window(hay.data() + start, size_t(end - start));
-  size_t p = reverse ? window.rfind(needle) : window.find(needle);
+  size_t p = reverse ? linear_rfind<char32_t>(window, needle) : linear_find<char32_t>(window, needle);
   return p == std::u32string_view::npos ? -1 : int64_t(p) + start;
 }
 
@@ -149,7 +150,7 @@ Value split_impl(const std::string& s, const Value& sep, int64_t maxsplit, bool 
   if (!reverse) {
     size_t pos = 0;
     while (maxsplit < 0 || int64_t(parts.size()) < maxsplit) {
-      size_t f = s.find(sp, pos);
+      size_t f = linear_find<char>(s, sp, pos);
       if (f == std::string::npos) break;
       parts.push_back(str_value(s.substr(pos, f - pos)));
       pos = f + sp.size();
@@ -267,6 +268,15 @@ Value call_str_method(RenderState& st, const Value& self, const std::string& nam
   size_t len = self.str_data().length;
   const char* fn = name.c_str();
   if (name == "format") return str_value(str_format(st, s, a));
+  if (name == "format_map") {
+    // The sandbox formats format_map(m) as format(**m): fields name keys.
+    arg_count(name, a, 1, 1);
+    if (a.args[0].kind() != Kind::Dict) throw_type_error("format_map() argument must be a mapping, not " + type_name(a.args[0]));
+    CallArgs kw;
+    for (const auto& e : a.args[0].as_dict().entries())
+      if (e.first.is_str()) kw.kwargs.emplace_back(e.first.as_str(), e.second);
+    return str_value(str_format(st, s, kw));
+  }
   if (name == "split" || name == "rsplit") {
     ArgBinder b(name, a, {"sep", "maxsplit"});
     Value ms = b.value(1, Value::integer(-1));
@@ -317,7 +327,7 @@ Value call_str_method(RenderState& st, const Value& self, const std::string& nam
       auto u = decode(s);
       int64_t done = 0;
       for (size_t i = 0; i <= u.size(); ++i) {
-        if (count < 0 || done < count) { out += neu; ++done; }
+        if (count < 0 || done < count) { mem_reserve(out.size() + neu.size()); out += neu; ++done; }
         if (i < u.size()) unicode::append_utf8(out, u[i]);
       }
       return str_value(std::move(out));
@@ -325,13 +335,13 @@ Value call_str_method(RenderState& st, const Value& self, const std::string& nam
     size_t pos = 0;
     int64_t done = 0;
     while (count < 0 || done < count) {
-      size_t f = s.find(old, pos);
+      size_t f = linear_find<char>(s, old, pos);
       if (f == std::string::npos) break;
       out.append(s, pos, f - pos);
       out += neu;
       pos = f + old.size();
       ++done;
-      if (out.size() > 256u << 20) throw Error(ErrorKind::Limit, "MemoryError", "replace result is too large");
+      mem_reserve(out.size());
     }
     out.append(s, pos, std::string::npos);
     return str_value(std::move(out));
@@ -341,6 +351,7 @@ Value call_str_method(RenderState& st, const Value& self, const std::string& nam
     const std::string& sub = need_str(a.args[0], "must be str");
     int64_t start, end;
     adjust(a, 1, len, start, end);
+    work(s.size() / 16);
     auto hay = to_u32(s);
     auto needle = to_u32(sub);
     if (name == "count") {
@@ -367,6 +378,7 @@ Value call_str_method(RenderState& st, const Value& self, const std::string& nam
     for (size_t i = 0; i < items.size(); ++i) {
       if (!items[i].is_str())
         throw_type_error("sequence item " + std::to_string(i) + ": expected str instance, " + type_name(items[i]) + " found");
+      mem_reserve(out.size() + s.size() + items[i].as_str().size());
       if (i) out += s;
       out += items[i].as_str();
     }
@@ -376,6 +388,7 @@ Value call_str_method(RenderState& st, const Value& self, const std::string& nam
     arg_count(name, a, 1, 1);
     int64_t w = width_arg(a, fn);
     if (w <= int64_t(len)) return self;
+    mem_reserve(size_t(w) + s.size());
     std::string out = s;
     size_t at = (!s.empty() && (s[0] == '+' || s[0] == '-')) ? 1 : 0;
     out.insert(at, size_t(w - int64_t(len)), '0');
@@ -387,6 +400,7 @@ Value call_str_method(RenderState& st, const Value& self, const std::string& nam
     char32_t f = fill_char(a, 1);
     if (w <= int64_t(len)) return self;
     size_t marg = size_t(w - int64_t(len));
+    mem_reserve(marg * (f < 0x80 ? 1 : f < 0x800 ? 2 : f < 0x10000 ? 3 : 4) + s.size());
     size_t left = name == "ljust" ? 0 : name == "rjust" ? marg : marg / 2 + (marg & size_t(w) & 1);
     return str_value(repeat_cp(f, left) + s + repeat_cp(f, marg - left));
   }
@@ -417,7 +431,7 @@ Value call_str_method(RenderState& st, const Value& self, const std::string& nam
     arg_count(name, a, 1, 1);
     const std::string& sep = need_str(a.args[0], "must be str");
     if (sep.empty()) throw_runtime_error("ValueError", "empty separator");
-    size_t f = name == "partition" ? s.find(sep) : s.rfind(sep);
+    size_t f = name == "partition" ? linear_find<char>(s, sep) : linear_rfind<char>(s, sep);
     if (f == std::string::npos)
       return name == "partition" ? tuple_of_str({s, "", ""}) : tuple_of_str({"", "", s});
     return tuple_of_str({s.substr(0, f), sep, s.substr(f + sep.size())});
@@ -433,7 +447,6 @@ Value call_str_method(RenderState& st, const Value& self, const std::string& nam
   if (name == "expandtabs") {
     arg_count(name, a, 0, 1);
     int64_t tab = a.args.empty() ? 8 : index_arg(a.args[0]);
-    if (tab > 10'000'000) throw Error(ErrorKind::Limit, "MemoryError", "tab size is too large");
     std::string out;
     size_t col = 0;
     for (size_t i = 0; i < s.size();) {
@@ -441,6 +454,7 @@ Value call_str_method(RenderState& st, const Value& self, const std::string& nam
       if (c == '\t') {
         if (tab > 0) {
           size_t n = size_t(tab) - col % size_t(tab);
+          mem_reserve(out.size() + n);
           out.append(n, ' ');
           col += n;
         }

@@ -7,6 +7,7 @@
 #include "bigint.h"
 #include "errors.h"
 #include "pyformat.h"
+#include "search.h"
 #include "strformat.h"
 #include "unicode.h"
 
@@ -100,14 +101,21 @@ static Value repeat(const Value& seq, const Value& count) {
   int64_t n = count.kind() == Kind::Bool ? count.as_bool() : count.as_int();
   if (n < 0) n = 0;
   size_t unit = seq.is_str() ? seq.as_str().size() : seq.items().size();
-  static constexpr size_t kMaxRepeat = 10'000'000;  // bytes/elements; RenderLimits bound the total output
-  if (unit && size_t(n) > kMaxRepeat / unit)
+  // The result is charged to the render's memory budget before it is built.
+  size_t elem = seq.is_str() ? 1 : sizeof(Value);
+  if (unit && size_t(n) > SIZE_MAX / unit / elem)
     throw Error(ErrorKind::Limit, "MemoryError", "repetition result is too large");
+  mem_reserve(unit * size_t(n) * elem);
   if (seq.is_str()) {
+    // Doubling copies: O(log n) appends instead of n.
+    const std::string& s = seq.as_str();
+    size_t total = unit * size_t(n);
     std::string out;
-    out.reserve(unit * size_t(n));
-    for (int64_t i = 0; i < n; ++i) out += seq.as_str();
-    return Value::string(std::move(out));
+    out.reserve(total);
+    if (total) out += s;
+    while (out.size() < total) out.append(out, 0, std::min(out.size(), total - out.size()));
+    const StrData& d = seq.str_data();
+    return Value::string(make_str_data(std::move(out), d.ascii, d.length * size_t(n)));
   }
   std::vector<Value> out;
   out.reserve(unit * size_t(n));
@@ -160,7 +168,7 @@ Value binary_op(BinOp op, const Value& a, const Value& b) {
             throw Error(ErrorKind::Limit, "OverflowError", "integer result too large");
           }
           int64_t e = b.kind() == Kind::Bool ? b.as_bool() : b.as_int();
-          return int_pow(a, e, 22500);
+          return int_pow(a, e);
         }
         double x = to_double(a), y = to_double(b);
         if (x == 0 && y < 0) throw_runtime_error("ZeroDivisionError", "0.0 cannot be raised to a negative power");
@@ -180,6 +188,7 @@ Value binary_op(BinOp op, const Value& a, const Value& b) {
         if (am && !bm) return make_markup(a.as_str() + html_escape(b.as_str()));
         if (bm && !am) return make_markup(html_escape(a.as_str()) + b.as_str());
         std::string s;
+        mem_reserve(a.as_str().size() + b.as_str().size());
         s.reserve(a.as_str().size() + b.as_str().size());
         s += a.as_str();
         s += b.as_str();
@@ -192,6 +201,7 @@ Value binary_op(BinOp op, const Value& a, const Value& b) {
       if (a.kind() == Kind::List || a.kind() == Kind::Tuple) {
         if (b.kind() != a.kind())
           throw_type_error("can only concatenate " + type_name(a) + " (not \"" + type_name(b) + "\") to " + type_name(a));
+        mem_reserve((a.items().size() + b.items().size()) * sizeof(Value));
         std::vector<Value> out = a.items();
         out.insert(out.end(), b.items().begin(), b.items().end());
         return a.kind() == Kind::List ? Value::list(std::move(out)) : Value::tuple(std::move(out));
@@ -350,8 +360,9 @@ bool contains(const Value& container, const Value& item) {
       if (!item.is_str()) {
         throw_type_error("'in <string>' requires string as left operand, not " + type_name(item));
       }
-      return container.as_str().find(item.as_str()) != std::string::npos;
+      return linear_find<char>(container.as_str(), item.as_str()) != std::string::npos;
     case Kind::List: case Kind::Tuple:
+      work(container.items().size());
       for (const Value& v : container.items())
         if (py_equal(v, item)) return true;
       return false;
@@ -361,7 +372,9 @@ bool contains(const Value& container, const Value& item) {
       return false;  // jinja2.Undefined iterates as empty
     case Kind::Object:
       if (container.as_object().iterable()) {
-        for (const Value& v : container.as_object().elements())
+        auto elements = container.as_object().elements();
+        work(elements.size());
+        for (const Value& v : elements)
           if (py_equal(v, item)) return true;
         return false;
       }
@@ -374,8 +387,9 @@ bool contains(const Value& container, const Value& item) {
 std::vector<Value> iterate(const Value& v) {
   switch (v.kind()) {
     case Kind::Undefined: return {};
-    case Kind::List: case Kind::Tuple: return v.items();
+    case Kind::List: case Kind::Tuple: work(v.items().size()); return v.items();
     case Kind::Dict: {
+      work(v.as_dict().size());
       std::vector<Value> keys;
       keys.reserve(v.as_dict().size());
       for (const auto& e : v.as_dict().entries()) keys.push_back(e.first);
@@ -384,6 +398,8 @@ std::vector<Value> iterate(const Value& v) {
     case Kind::Str: {
       std::vector<Value> out;
       const std::string& s = v.as_str();
+      work(s.size());
+      mem_reserve(v.str_data().length * (sizeof(Value) + sizeof(StrData)));
       out.reserve(v.str_data().length);
       for (size_t i = 0; i < s.size();) {
         size_t start = i;

@@ -42,7 +42,12 @@ ReprEnter::~ReprEnter() {
   if (!recursive_) tl_repr_stack.pop_back();
 }
 
-std::string bigint_str(const BigIntData& b) { return b.negative ? "-" + b.digits : b.digits; }
+std::string bigint_str(const BigIntData& b) {
+  BigNum n;
+  n.negative = b.negative;
+  n.limbs = b.mag;
+  return n.to_string();
+}
 
 // Python's float repr: shortest round-trip digits ("%r" == format 'r'),
 // fixed notation when -4 <= exponent < 16, otherwise d.ddde+XX.
@@ -155,9 +160,7 @@ static void append_common(std::string& out, const Value& v, size_t depth, bool a
       return;
     }
     case Kind::BigInt:
-      if (v.as_bigint().digits.size() > 4300) throw_int_digits_limit();
-      if (v.as_bigint().negative) out.push_back('-');
-      out += v.as_bigint().digits;
+      out += int_decimal(v);
       return;
     case Kind::Float: append_float_repr(out, v.as_float()); return;
     case Kind::Str:
@@ -178,6 +181,7 @@ static void append_common(std::string& out, const Value& v, size_t depth, bool a
       out.push_back(tuple ? '(' : '[');
       const auto& items = v.items();
       for (size_t i = 0; i < items.size(); ++i) {
+        mem_reserve(out.size());
         if (i) out += ", ";
         append_repr(out, items[i], depth + 1);
       }
@@ -191,6 +195,7 @@ static void append_common(std::string& out, const Value& v, size_t depth, bool a
       out.push_back('{');
       bool first = true;
       for (const auto& e : v.as_dict().entries()) {
+        mem_reserve(out.size());
         if (!first) out += ", ";
         first = false;
         append_repr(out, e.first, depth + 1);

@@ -98,9 +98,9 @@ struct Spec {
   char sign = 0;
   bool alt = false;
   bool zero = false;
-  int width = -1;
+  int64_t width = -1;
   char grouping = 0;
-  int precision = -1;
+  int64_t precision = -1;
   char type = 0;
 };
 
@@ -128,8 +128,8 @@ Spec parse_spec(std::string_view s) {
   if (i < s.size() && s[i] >= '0' && s[i] <= '9') {
     sp.width = 0;
     while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
+      if (sp.width > (INT64_MAX - 9) / 10) value_error("Too many decimal digits in format string");
       sp.width = sp.width * 10 + (s[i++] - '0');
-      if (sp.width > 1000000) value_error("Too many decimal digits in format string");
     }
   }
   if (i < s.size() && (s[i] == ',' || s[i] == '_')) sp.grouping = s[i++];
@@ -138,8 +138,8 @@ Spec parse_spec(std::string_view s) {
     if (i >= s.size() || s[i] < '0' || s[i] > '9') value_error("Format specifier missing precision");
     sp.precision = 0;
     while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
+      if (sp.precision > (INT64_MAX - 9) / 10) value_error("Too many decimal digits in format string");
       sp.precision = sp.precision * 10 + (s[i++] - '0');
-      if (sp.precision > 1000000) value_error("Too many decimal digits in format string");
     }
   }
   if (i < s.size()) sp.type = s[i++];
@@ -164,6 +164,7 @@ std::string pad(const std::string& sign, const std::string& body, const Spec& sp
   char align = sp.align ? sp.align : default_align;
   if (sp.width < 0 || len >= size_t(sp.width)) return sign + body;
   size_t fill_n = size_t(sp.width) - len;
+  mem_reserve(fill_n + sign.size() + body.size());  // Python builds the padded text, whatever its size
   std::string fill;
   for (size_t k = 0; k < fill_n; ++k) unicode::append_utf8(fill, sp.fill);
   auto fill_part = [&](size_t n) {
@@ -194,19 +195,12 @@ std::string format_int(const Value& v, const Spec& sp) {
   n.negative = false;
   std::string digits, prefix;
   if (t == 'd' || t == 'n') {
-    digits = n.to_string();
+    digits = int_decimal(n.to_value());
+    if (!digits.empty() && digits[0] == '-') digits.erase(0, 1);
     if (sp.grouping) digits = group_digits(digits, sp.grouping, 3);
   } else if (t == 'x' || t == 'X' || t == 'o' || t == 'b') {
     unsigned base = t == 'o' ? 8 : t == 'b' ? 2 : 16;
-    BigNum b = BigNum::from_int(base), q, r;
-    while (!n.is_zero()) {
-      bignum_divmod(n, b, q, r);
-      int64_t d = 0;
-      r.fits_int64(d);
-      digits.insert(digits.begin(), "0123456789abcdef"[d]);
-      n = q;
-    }
-    if (digits.empty()) digits = "0";
+    digits = n.to_digits(base);
     if (t == 'X') for (char& c : digits) c = char(std::toupper(static_cast<unsigned char>(c)));
     if (sp.grouping) digits = group_digits(digits, sp.grouping, 4);
     if (sp.alt) prefix = t == 'o' ? "0o" : t == 'b' ? "0b" : t == 'X' ? "0X" : "0x";
@@ -313,23 +307,30 @@ Value percent_format(const Value& fmt_v, const Value& args) {
     }
     std::string flags;
     while (i < fmt.size() && std::strchr("-+ #0", fmt[i])) flags.push_back(fmt[i++]);
-    int width = -1, prec = -1;
-    auto read_num = [&](int& out_n) {
+    // Widths and precisions are Py_ssize_t in CPython; the text they ask for
+    // is charged to the memory budget when it is built, never clamped.
+    int64_t width = -1, prec = -1;
+    auto read_num = [&](int64_t& out_n, const char* what) {
       if (i < fmt.size() && fmt[i] == '*') {
         ++i;
         const Value& w = next_arg();
+        if (w.kind() == Kind::BigInt) throw_runtime_error("OverflowError", "Python int too large to convert to C ssize_t");
         if (w.kind() != Kind::Int) throw_type_error("* wants int");
-        out_n = int(std::max<int64_t>(-1000000, std::min<int64_t>(w.as_int(), 1000000)));
+        out_n = w.as_int();
+        if (out_n == INT64_MIN) throw_runtime_error("OverflowError", "Python int too large to convert to C ssize_t");
         return;
       }
       if (i < fmt.size() && fmt[i] >= '0' && fmt[i] <= '9') {
         out_n = 0;
-        while (i < fmt.size() && fmt[i] >= '0' && fmt[i] <= '9') out_n = std::min(out_n * 10 + (fmt[i++] - '0'), 1000000);
+        while (i < fmt.size() && fmt[i] >= '0' && fmt[i] <= '9') {
+          if (out_n > (INT64_MAX - (fmt[i] - '0')) / 10) value_error(std::string(what) + " too big");
+          out_n = out_n * 10 + (fmt[i++] - '0');
+        }
       }
     };
-    read_num(width);
+    read_num(width, "width");
     if (width < -1) { flags.push_back('-'); width = -width; }
-    if (i < fmt.size() && fmt[i] == '.') { ++i; prec = 0; read_num(prec); }
+    if (i < fmt.size() && fmt[i] == '.') { ++i; prec = 0; read_num(prec, "precision"); if (prec < 0) prec = 0; }
     while (i < fmt.size() && (fmt[i] == 'h' || fmt[i] == 'l' || fmt[i] == 'L')) ++i;
     if (i >= fmt.size()) value_error("incomplete format");
     char t = fmt[i++];
@@ -371,7 +372,10 @@ Value percent_format(const Value& fmt_v, const Value& args) {
         std::string s = format_int(n, sp);
         if (!s.empty() && s[0] == '-') { sign = "-"; s.erase(0, 1); } else sign = sign_flag;
         if (alt && (t == 'x' || t == 'X' || t == 'o')) { sign += s.substr(0, 2); s.erase(0, 2); }
-        if (prec >= 0 && s.size() < size_t(prec)) s.insert(0, size_t(prec) - s.size(), '0');
+        if (prec >= 0 && s.size() < size_t(prec)) {
+          mem_reserve(size_t(prec));
+          s.insert(0, size_t(prec) - s.size(), '0');
+        }
         body = s;
         break;
       }
@@ -403,6 +407,7 @@ Value percent_format(const Value& fmt_v, const Value& args) {
     size_t len = unicode::count_code_points(sign) + unicode::count_code_points(body);
     if (width > 0 && len < size_t(width)) {
       size_t n = size_t(width) - len;
+      mem_reserve(out.size() + size_t(width) + sign.size() + body.size());
       if (left) out += sign + body + std::string(n, ' ');
       else if (zero && numeric) out += sign + std::string(n, '0') + body;
       else out += std::string(n, ' ') + sign + body;

@@ -24,6 +24,7 @@ std::string render(const Template& tpl, const DictData& context, RenderState& st
       st.mutable_objects.clear();
     }
   } drop{state};
+  RenderScope scope(state);
   return evaluate(tpl, context, state);
 }
 

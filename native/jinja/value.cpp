@@ -2,6 +2,7 @@
 #include "value.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 
 #include "bigint.h"
@@ -13,8 +14,15 @@
 namespace jinja {
 
 StrData::StrData(std::string s) : utf8(std::move(s)) {
+  charge();
   ascii = unicode::is_ascii(utf8);
   length = ascii ? utf8.size() : unicode::count_code_points(utf8);
+}
+
+ListData::~ListData() { mem_release(mem); }
+DictData::~DictData() { mem_release(mem_); }
+void DictData::charge() const {
+  if (mem_.render == 0) mem_ = mem_acquire(sizeof(DictData) + entries_.capacity() * sizeof(entries_[0]));
 }
 
 Value Value::undefined(std::string hint, std::string error_type) {
@@ -36,13 +44,18 @@ Value Value::missing_dict_key(std::string_view key) {
 }
 
 Value Value::big_integer(BigIntData data) {
-  BigNum n = BigNum::from_decimal(data.digits, data.negative);
-  int64_t i;
-  if (n.fits_int64(i)) return integer(i);
+  while (!data.mag.empty() && data.mag.back() == 0) data.mag.pop_back();
+  if (data.mag.size() <= 2) {
+    uint64_t m = 0;
+    for (size_t k = data.mag.size(); k-- > 0;) m = (m << 32) | data.mag[k];
+    if (!data.negative && m <= uint64_t(INT64_MAX)) return integer(int64_t(m));
+    if (data.negative && m <= uint64_t(INT64_MAX) + 1) return integer(int64_t(0 - m));
+  }
   Value v;
   v.kind_ = Kind::BigInt;
-  if (data.digits.empty()) data.digits = "0";
-  v.ptr_ = std::make_shared<BigIntData>(std::move(data));
+  auto d = std::make_shared<BigIntData>(std::move(data));
+  d->mem = mem_acquire(sizeof(BigIntData) + d->mag.capacity() * 4);
+  v.ptr_ = std::move(d);
   return v;
 }
 
@@ -96,6 +109,7 @@ Value Value::list_from(std::shared_ptr<ListData> d) {
     if (item.kind_ >= Kind::List) deepest = std::max(deepest, nesting_depth(item));
   check_nesting(deepest);
   d->depth = uint32_t(deepest + 1);
+  if (d->mem.render == 0) d->mem = mem_acquire(sizeof(ListData) + d->items.capacity() * sizeof(Value));
   v.ptr_ = std::move(d);
   return v;
 }
@@ -107,6 +121,7 @@ Value Value::tuple(std::vector<Value> items) {
 }
 
 Value Value::dict(std::shared_ptr<const DictData> data) {
+  data->charge();
   Value v;
   v.kind_ = Kind::Dict;
   v.ptr_ = std::move(data);
@@ -214,9 +229,74 @@ bool Object::set_attr(std::string_view, Value) { return false; }
 std::string Object::repr() const { return "<" + type_name() + " object>"; }
 Value Object::call(RenderState&, CallArgs&) { throw_type_error("'" + type_name() + "' object is not callable"); }
 
-void RenderState::tick() {
-  if (++steps > limits.max_steps)
+// ---- budgets ----
+
+namespace {
+thread_local RenderState* tl_render = nullptr;
+std::atomic<uint64_t> g_render_ids{0};
+constexpr uint64_t kCheckEvery = 1024;  // steps between clock/cancellation checks
+
+int64_t steady_now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+[[noreturn]] void memory_error(size_t live, size_t more, size_t limit) {
+  throw Error(ErrorKind::Limit, "MemoryError",
+              "render exceeded its memory budget (" + std::to_string(limit) + " bytes; " + std::to_string(live) +
+                  " in use, " + std::to_string(more) + " more requested)");
+}
+}  // namespace
+
+RenderScope::RenderScope(RenderState& st) : prev_(tl_render) {
+  st.id = ++g_render_ids;
+  st.live_bytes = 0;
+  uint64_t ms = st.limits.max_render_ms;
+  st.deadline_ns = ms > 0 && ms < (uint64_t(1) << 40) ? steady_now_ns() + int64_t(ms) * 1'000'000 : INT64_MAX;
+  st.next_check = st.steps + 1;
+  tl_render = &st;
+}
+
+RenderScope::~RenderScope() { tl_render = prev_; }
+
+void RenderState::checkpoint() {
+  if (steps > limits.max_steps)
     throw Error(ErrorKind::Limit, "LimitError", "render exceeded the maximum number of evaluation steps");
+  if ((cancel.flag && cancel.flag->load(std::memory_order_relaxed)) || (cancel.poll && cancel.poll(cancel.data)))
+    throw Error(ErrorKind::Limit, "Cancelled", "render cancelled: its JavaScript environment is shutting down");
+  if (deadline_ns && steady_now_ns() > deadline_ns)
+    throw Error(ErrorKind::Limit, "TimeoutError",
+                "render exceeded its time budget (" + std::to_string(limits.max_render_ms) + " ms)");
+  next_check = std::min(steps + kCheckEvery, limits.max_steps + 1);
+}
+
+MemToken mem_acquire(size_t bytes) {
+  RenderState* st = tl_render;
+  if (!st) return {};
+  if (bytes > st->limits.max_memory || st->live_bytes > st->limits.max_memory - bytes)
+    memory_error(st->live_bytes, bytes, st->limits.max_memory);
+  st->live_bytes += bytes;
+  st->charge(bytes / 16);
+  return {st->id, bytes};
+}
+
+void mem_release(const MemToken& t) {
+  if (t.render == 0) return;
+  RenderState* st = tl_render;
+  if (st && st->id == t.render) st->live_bytes -= std::min(t.bytes, st->live_bytes);
+}
+
+void mem_reserve(size_t bytes) {
+  RenderState* st = tl_render;
+  if (!st) return;
+  if (bytes > st->limits.max_memory || st->live_bytes > st->limits.max_memory - bytes)
+    memory_error(st->live_bytes, bytes, st->limits.max_memory);
+  // Producers call this as they grow a result: one step each keeps the
+  // deadline and cancellation checks running inside long builtins.
+  st->tick();
+}
+
+void work(uint64_t units) {
+  if (RenderState* st = tl_render) st->charge(units);
 }
 
 }  // namespace jinja

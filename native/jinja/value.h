@@ -8,6 +8,7 @@
 // created per render and never shared across renders.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -39,14 +40,45 @@ enum class Kind : uint8_t {
   Object,    // namespace, loop, cycler, joiner, ...
 };
 
+// A charge against the memory budget of the render running on this thread
+// (see RenderState::live_bytes): taken when a string or container is
+// created during a render, given back when it is destroyed. Values created
+// outside renders (compiled constants, parsed contexts) carry none.
+struct MemToken {
+  uint64_t render = 0;  // RenderState::id of the render charged; 0: none
+  size_t bytes = 0;
+};
+MemToken mem_acquire(size_t bytes);   // throws Error(Limit, "MemoryError") past the budget
+void mem_release(const MemToken& t);  // never throws
+// Throws Error(Limit, "MemoryError") when `bytes` more than what is alive
+// would exceed the budget; producers call it before building large results.
+void mem_reserve(size_t bytes);
+// Charges `units` evaluation steps for work done inside a builtin.
+void work(uint64_t units);
+// Holds a charge for a scope (a loop's item list).
+struct MemHold {
+  MemToken token;
+  explicit MemHold(size_t bytes) : token(mem_acquire(bytes)) {}
+  ~MemHold() { mem_release(token); }
+  MemHold(const MemHold&) = delete;
+  MemHold& operator=(const MemHold&) = delete;
+};
+
 struct StrData {
   explicit StrData(std::string s);
   // For producers that already know the facts (the JSON parser).
-  StrData(std::string s, bool is_ascii, size_t code_points) : utf8(std::move(s)), ascii(is_ascii), length(code_points) {}
+  StrData(std::string s, bool is_ascii, size_t code_points) : utf8(std::move(s)), ascii(is_ascii), length(code_points) { charge(); }
+  StrData(const StrData& o) : utf8(o.utf8), ascii(o.ascii), length(o.length), markup(o.markup) { charge(); }
+  StrData& operator=(const StrData&) = delete;
+  ~StrData() { mem_release(mem); }
   std::string utf8;
   bool ascii;           // all bytes < 0x80: code point ops can use bytes
   size_t length;        // number of code points
   bool markup = false;  // produced by |safe / |escape (printing is the same)
+  MemToken mem;
+
+ private:
+  void charge() { mem = mem_acquire(sizeof(StrData) + utf8.capacity()); }
 };
 
 // A str value's data from the per-thread block pool (see pool.h); the
@@ -54,9 +86,16 @@ struct StrData {
 std::shared_ptr<const StrData> make_str_data(std::string utf8);
 std::shared_ptr<const StrData> make_str_data(std::string utf8, bool is_ascii, size_t code_points);
 
+// A Python int outside int64: sign and binary magnitude (base 2^32 limbs,
+// little endian, no leading zero limbs; see bigint.h).
 struct BigIntData {
   bool negative = false;
-  std::string digits;  // magnitude in decimal, no leading zeros
+  std::vector<uint32_t> mag;
+  MemToken mem;  // charged by Value::big_integer
+  BigIntData() = default;
+  BigIntData(const BigIntData& o) : negative(o.negative), mag(o.mag) {}
+  BigIntData(BigIntData&& o) noexcept : negative(o.negative), mag(std::move(o.mag)) {}
+  ~BigIntData() { mem_release(mem); }
 };
 
 struct UndefinedData {
@@ -81,6 +120,10 @@ constexpr size_t kMaxNesting = 1000;
 struct ListData {
   std::vector<Value> items;
   uint32_t depth = 1;  // 1 + deepest nested container among items
+  MemToken mem;        // charged by Value::list_from
+  ListData() = default;
+  ListData(const ListData&) = delete;
+  ~ListData();
 };
 
 class DictData {
@@ -91,6 +134,9 @@ class DictData {
   DictData() = default;
   DictData(const DictData& other) : entries_(other.entries_), depth_(other.depth_) { if (other.index_) build_index(); }
   DictData& operator=(const DictData&) = delete;
+  ~DictData();
+  // Charges the entries against the render's memory budget (Value::dict).
+  void charge() const;
   // Python dict semantics: setting an existing key keeps its position.
   void set(Value key, Value value);
   const Value* find(const Value& key) const;
@@ -114,6 +160,7 @@ class DictData {
   // frozen before sharing (find() on a frozen dict only reads the index
   // after freeze() built it).
   mutable std::unique_ptr<std::unordered_map<std::string_view, size_t>> index_;
+  mutable MemToken mem_;
   void build_index() const;
 
  public:
@@ -234,8 +281,20 @@ struct DateTime {
 struct RenderLimits {
   size_t max_output_bytes = 256u << 20;  // rendered text
   size_t max_depth = 512;                // nested macro calls / recursive loops / expression depth
-  uint64_t max_steps = 200'000'000;      // evaluation steps (loop iterations, calls, nodes)
+  uint64_t max_steps = 200'000'000;      // evaluation steps: nodes, loop iterations, calls, and work
+                                         // inside builtins (elements, 16-byte units of text, limbs)
   size_t max_collection = 10'000'000;    // elements produced by range(), string repetition, ...
+  size_t max_memory = 256u << 20;        // bytes of strings, containers and output alive at once during a render
+  uint64_t max_render_ms = 10'000;       // wall-clock time of one render
+};
+
+// Cooperative cancellation: polled with the step budget. `flag` is set by
+// another thread (an environment being torn down); `poll` runs on the
+// render's own thread and returns true when the render must stop.
+struct CancelHook {
+  const std::atomic<bool>* flag = nullptr;
+  bool (*poll)(void* data) = nullptr;
+  void* data = nullptr;
 };
 
 // Per-render mutable state. One per render call; never shared across threads.
@@ -246,7 +305,37 @@ struct RenderState {
   size_t depth = 0;
   // Mutable objects created by this render (namespace()); see Object::drop_refs.
   std::vector<std::weak_ptr<Object>> mutable_objects;
-  void tick();  // counts a step; throws Error(ErrorKind::Limit) past max_steps
+  CancelHook cancel;
+  // Set when the render starts (RenderScope): identity for MemToken, bytes
+  // alive, the wall-clock deadline in steady-clock nanoseconds.
+  uint64_t id = 0;
+  size_t live_bytes = 0;
+  int64_t deadline_ns = 0;
+  uint64_t next_check = 0;  // steps at which checkpoint() runs next
+
+  // Counts a step; throws Error(ErrorKind::Limit) past max_steps, the
+  // deadline, or when cancelled.
+  void tick() {
+    if (++steps >= next_check) [[unlikely]] checkpoint();
+  }
+  void charge(uint64_t units) {
+    steps += units;
+    if (steps >= next_check) [[unlikely]] checkpoint();
+  }
+  void checkpoint();
+};
+
+// Makes `st` the render of the calling thread for its lifetime (memory
+// budget, work charges and the deadline start here).
+class RenderScope {
+ public:
+  explicit RenderScope(RenderState& st);
+  ~RenderScope();
+  RenderScope(const RenderScope&) = delete;
+  RenderScope& operator=(const RenderScope&) = delete;
+
+ private:
+  RenderState* prev_;
 };
 
 }  // namespace jinja

@@ -12,6 +12,10 @@ export interface RenderLimits {
   maxSteps?: number;
   /** Maximum nesting of macro calls, recursive loops and expressions (default 512). */
   maxDepth?: number;
+  /** Wall-clock budget of one render in milliseconds (default 10000). */
+  maxRenderMs?: number;
+  /** Bytes of strings and containers a render may hold alive at once, output included (default 256 MiB). */
+  maxMemoryBytes?: number;
 }
 
 /**

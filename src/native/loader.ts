@@ -16,6 +16,8 @@ export interface NativeRenderOptions {
   maxSteps?: number;
   maxDepth?: number;
   maxCollection?: number;
+  maxRenderMs?: number;
+  maxMemoryBytes?: number;
 }
 
 export interface NativeCompiledTemplate {

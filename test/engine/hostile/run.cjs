@@ -12,7 +12,7 @@ const binding = process.env.NODE_VLLM_CPP_ADDON
   : require('node-gyp-build')(root);
 const { payloads } = JSON.parse(fs.readFileSync(path.join(__dirname, 'payloads.json'), 'utf8'));
 const only = process.argv[2];
-const options = { now: [2026, 1, 15, 10, 30, 5, 123456], maxRenderMs: 4000 };
+const options = { now: [2026, 1, 15, 10, 30, 5, 123456], maxRenderMs: 2000 };
 
 for (const p of payloads) {
   if (only && p.id !== only) continue;
