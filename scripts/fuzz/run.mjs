@@ -10,9 +10,11 @@
 // The libFuzzer targets are built first (native/fuzz/build.sh, clang);
 // seeds come from scripts/fuzz/seeds.mjs. Corpora grow in
 // build-fuzz/corpus/<target>/, findings land in build-fuzz/artifacts/<target>/
-// (crash-*, timeout-*, oom-*, leak-*, slow-unit-*). Prints one summary line
-// per target (wall and CPU seconds, executions, findings); exits 1 when a
-// run left a new finding.
+// (crash-*, timeout-*, oom-*, leak-*, slow-unit-*); each new one is replayed
+// alone, since a process starved of CPU can hit the wall-clock timeout on a
+// fast input. Prints one summary line per target (wall and CPU seconds,
+// executions, findings with `reproduced`); exits 1 when a run left a finding
+// that reproduces.
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -66,6 +68,13 @@ function findings(dir) {
   return fs.readdirSync(dir).filter((f) => /^(crash|timeout|oom|leak|slow-unit)-/.test(f));
 }
 
+/** Runs one artifact through its target again (10 s, 2 GiB); true when it still fails. */
+function replay(target, file) {
+  const r = spawnSync(path.join(out, `fuzz_${target}`), [file, '-timeout=10', '-rss_limit_mb=2048', '-malloc_limit_mb=2048'],
+    { stdio: 'ignore', env: { ...process.env, ASAN_OPTIONS: process.env.ASAN_OPTIONS ?? 'detect_leaks=1' } });
+  return r.status !== 0;
+}
+
 function runLibFuzzer(target, seconds) {
   const corpus = path.join(out, 'corpus', target);
   const seeds = path.join(out, 'seeds', target);
@@ -88,8 +97,12 @@ function runLibFuzzer(target, seconds) {
   const log = path.join(out, `fuzz_${target}.log`);
   fs.writeFileSync(log, r.stderr ?? '');
   const execs = [...(r.stderr ?? '').matchAll(/#(\d+)[:\s]/g)].map((m) => Number(m[1])).pop() ?? 0;
-  const fresh = findings(artifacts).filter((f) => !before.has(f));
   const cpuSeconds = Math.round(childCpuSeconds() - cpu0);
+  // libFuzzer's timeout is wall-clock time, so a starved process can time out
+  // on an input that is fast: every new finding is replayed alone.
+  const fresh = findings(artifacts)
+    .filter((f) => !before.has(f))
+    .map((f) => ({ file: f, reproduced: replay(target, path.join(artifacts, f)) }));
   return { target, seconds: Math.round((Date.now() - t0) / 1000), cpuSeconds, execs, corpus: fs.readdirSync(corpus).length, findings: fresh, log };
 }
 
@@ -117,7 +130,7 @@ console.error(`seeds: ${JSON.stringify(writeSeeds(path.join(out, 'seeds')))}`);
 let bad = false;
 for (const t of o.targets) {
   const res = t === 'request' ? runRequest(o.seconds) : runLibFuzzer(t, o.seconds);
-  if (res.findings.length || (t === 'request' && res.status !== 0)) bad = true;
+  if (res.findings.some((f) => f.reproduced !== false) || (t === 'request' && res.status !== 0)) bad = true;
   console.log(JSON.stringify(res));
 }
 process.exit(bad ? 1 : 0);
