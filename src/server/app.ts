@@ -84,6 +84,15 @@ function objectBody(req: FastifyRequest): Record<string, unknown> {
   return b as Record<string, unknown>;
 }
 
+/** 400 for a field set to anything but its one supported value (`undefined`: only absent or null). */
+function rejectUnsupported(body: Record<string, unknown>, supported: Record<string, unknown>): void {
+  for (const [field, value] of Object.entries(supported)) {
+    const v = body[field];
+    if (v === undefined || v === null || v === value) continue;
+    throw new HttpError(400, `\`${field}\` = ${JSON.stringify(v)} is not supported by this server`, 'ERR_UNSUPPORTED', field);
+  }
+}
+
 /** Writes to a response, waiting for 'drain' when the socket buffer is full; false once the client is gone. */
 async function write(res: ServerResponse, text: string): Promise<boolean> {
   if (res.destroyed || res.writableEnded) return false;
@@ -322,6 +331,7 @@ export const nodeVllmCppPlugin: FastifyPluginAsync<NodeVllmCppPluginOptions> = a
   app.post('/v1/chat/completions', v1, async (req, reply) => {
     const body = objectBody(req);
     checkModel(body);
+    rejectUnsupported(body, { n: 1 });
     const input = backend.acceptsRequestText ? (rawBodies.get(req.raw) ?? body) : body;
     const stream = body.stream === true;
     const ctx = contexts.get(reply.raw);
@@ -364,14 +374,7 @@ export const nodeVllmCppPlugin: FastifyPluginAsync<NodeVllmCppPluginOptions> = a
     if (typeof prompt !== 'string') {
       throw new HttpError(400, '`prompt` must be a string (token-id and batched prompts are not supported)', 'ERR_REQUEST_VALIDATION', 'prompt');
     }
-    for (const [field, ok] of [
-      ['n', body.n === undefined || body.n === null || body.n === 1],
-      ['best_of', body.best_of === undefined || body.best_of === null || body.best_of === 1],
-      ['logprobs', body.logprobs === undefined || body.logprobs === null],
-      ['suffix', body.suffix === undefined || body.suffix === null],
-    ] as const) {
-      if (!ok) throw new HttpError(400, `\`${field}\` is not supported by this server`, 'ERR_UNSUPPORTED', field);
-    }
+    rejectUnsupported(body, { n: 1, best_of: 1, logprobs: undefined, suffix: undefined });
     const params: SamplingParams = {};
     for (const k of COMPLETION_FIELDS) if (body[k] !== undefined) (params as Record<string, unknown>)[k] = body[k];
     // OpenAI's and vLLM's completions default: 16 tokens; an explicit null means "up to the model length".

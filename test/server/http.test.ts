@@ -196,6 +196,9 @@ describe('errors in OpenAI shape', () => {
     expect(bad.json.error).toMatchObject({ type: 'invalid_request_error', code: 'ERR_INVALID_JSON', param: null });
     const arr = await raw(base, '/v1/completions', post('[1, 2]'));
     expect(arr.res.status).toBe(400);
+    const n = await raw(base, '/v1/chat/completions', post({ messages: [{ role: 'user', content: 'hi' }], n: 2 }));
+    expect(n.res.status).toBe(400);
+    expect(n.json.error).toMatchObject({ param: 'n', code: 'ERR_UNSUPPORTED' });
     const tokens = await raw(base, '/v1/completions', post({ prompt: [1, 2, 3] }));
     expect(tokens.res.status).toBe(400);
     expect(tokens.json.error.param).toBe('prompt');
