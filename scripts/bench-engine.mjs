@@ -77,20 +77,24 @@ async function bridge() {
   return { min: times[0], median: times[Math.floor(times.length / 2)] };
 }
 
-// interleave so machine load affects both sides alike
-const c1 = cDriver('stream');
-const b1 = await bridge();
-const c2 = cDriver('stream');
-const b2 = await bridge();
-const c = { min: Math.min(c1.min, c2.min), median: (c1.median + c2.median) / 2 };
-const b = { min: Math.min(b1.min, b2.min), median: (b1.median + b2.median) / 2 };
+// interleave so machine load affects every side alike
+const merge = (xs) => ({ min: Math.min(...xs.map((x) => x.min)), median: xs.reduce((a, x) => a + x.median, 0) / xs.length });
+const cs = [], cq = [], bs = [];
+for (let round = 0; round < 2; round++) {
+  cs.push(cDriver('stream'));
+  cq.push(cDriver('submit'));
+  bs.push(await bridge());
+}
 const tps = (s) => (TOKENS / s).toFixed(0);
-
+const row = (name, r) => console.log(`${name.padEnd(34)} ${r.min.toFixed(4)}   ${tps(r.min).padStart(8)}       ${r.median.toFixed(4)}   ${tps(r.median).padStart(8)}`);
+const over = (b, c) => `${(((b.min - c.min) / c.min) * 100).toFixed(1)}% best-of, ${(((b.median - c.median) / c.median) * 100).toFixed(1)}% median`;
+const [c, q, b] = [merge(cs), merge(cq), merge(bs)];
 console.log(`generation: ${TOKENS} tokens, greedy, 1 CPU thread, ${RUNS} runs x 2 (after warm-up), libvllm ${engine.libraryVersion}`);
-console.log('side              min s    tok/s (best)   median s   tok/s (median)');
-console.log(`C driver        ${c.min.toFixed(4)}   ${tps(c.min).padStart(8)}       ${c.median.toFixed(4)}   ${tps(c.median).padStart(8)}`);
-console.log(`Node bridge     ${b.min.toFixed(4)}   ${tps(b.min).padStart(8)}       ${b.median.toFixed(4)}   ${tps(b.median).padStart(8)}`);
-console.log(`bridge overhead (best-of): ${(((b.min - c.min) / c.min) * 100).toFixed(1)}%   (median): ${(((b.median - c.median) / c.median) * 100).toFixed(1)}%`);
+console.log('side                                min s    tok/s (best)   median s   tok/s (median)');
+row('C driver, vllm_complete_stream', c);
+row('C driver, vllm_request_submit', q);
+row('Node bridge, engine.stream()', b);
+console.log(`bridge overhead vs complete_stream: ${over(b, c)}; vs request_submit: ${over(b, q)}`);
 
 // event-loop delay while 8 streams run
 const h = monitorEventLoopDelay({ resolution: 1 });

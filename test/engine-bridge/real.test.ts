@@ -13,41 +13,14 @@
  * real checkpoints (e.g. on a CUDA machine); the calls are forced by a regex
  * constraint, so any weights produce them.
  */
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AbortError, Engine, renderChat } from '../../src';
+import { generateTinyModel, realEngineSkipReason, VLLM_CPP_LIB as LIB } from '../support/tiny-model';
 
 const ROOT = path.join(__dirname, '..', '..');
-const LIB = process.env.VLLM_CPP_LIB;
-const TEMPLATES = process.env.NODE_VLLM_CPP_TEMPLATES ?? path.join(ROOT, '..', 'shared', 'templates');
-
-function python(): string | undefined {
-  const candidates = [process.env.NODE_VLLM_CPP_PYTHON, path.join(ROOT, 'scripts/tiny-model/.venv/bin/python'), 'python3'];
-  for (const py of candidates) {
-    if (!py) continue;
-    try {
-      execFileSync(py, ['-c', 'import numpy, safetensors, tokenizers'], { stdio: 'pipe' });
-      return py;
-    } catch {
-      // next
-    }
-  }
-  return undefined;
-}
-
-const PY = LIB ? python() : undefined;
-const why = !LIB
-  ? 'VLLM_CPP_LIB is not set'
-  : !fs.existsSync(LIB)
-    ? `VLLM_CPP_LIB=${LIB} does not exist`
-    : !PY
-      ? 'no Python with numpy, safetensors and tokenizers (set NODE_VLLM_CPP_PYTHON)'
-      : !fs.existsSync(TEMPLATES)
-        ? `templates not found at ${TEMPLATES}`
-        : '';
+const why = realEngineSkipReason();
 const run = why === '';
 if (!run) console.warn(`real vllm.cpp engine tests skipped: ${why}`);
 
@@ -68,11 +41,8 @@ const dirs: string[] = [];
 function tinyModel(template: 'gemma4' | 'qwen3'): string {
   const given = process.env[`NODE_VLLM_CPP_${template.toUpperCase()}_MODEL`];
   if (given) return given;
-  const out = fs.mkdtempSync(path.join(os.tmpdir(), `tiny-${template}-`));
+  const out = generateTinyModel(template);
   dirs.push(out);
-  execFileSync(PY!, [path.join(ROOT, 'scripts/tiny-model/generate.py'), '--out', out, '--template', template, '--templates-dir', TEMPLATES], {
-    stdio: 'pipe',
-  });
   return out;
 }
 
