@@ -16,6 +16,8 @@ export interface RoundTripPair {
   /** A template path. */
   template: string;
   parser: string;
+  /** The call id the history carries (templates that render ids need their model's style). */
+  callId?: (tool: string) => string;
 }
 
 export interface RoundTripVector {
@@ -113,7 +115,7 @@ function commonPrefix(a: string, b: string): number {
 export function roundTrip(pair: RoundTripPair, v: RoundTripVector): RoundTripResult {
   const source = fs.readFileSync(pair.template, 'utf8');
   const user = { role: 'user', content: 'Please do it.' };
-  const call = { id: 'call_rt_1', type: 'function', function: { name: v.tool, arguments: v.arguments } };
+  const call = { id: pair.callId?.(v.tool) ?? 'call_rt_1', type: 'function', function: { name: v.tool, arguments: v.arguments } };
   const expected = pyReprOfJson(v.arguments);
   const base = { template: pair.template, parser: pair.parser, vector: v.id, expected };
   try {
@@ -193,10 +195,27 @@ const HERMES_EXAMPLE_MALFORMED: Known = Object.fromEntries(
   ROUND_TRIP_VECTORS.map((v) => [v.id, ['failed', 'template emits {"name": ...}, "arguments": ... (malformed JSON)']]),
 );
 
+const allVectors = (status: RoundTripStatus, why: string): Known =>
+  Object.fromEntries(ROUND_TRIP_VECTORS.map((v) => [v.id, [status, why]]));
+// The DeepSeek V3 template concatenates `arguments` as a string, but vLLM
+// hands templates a mapping: rendering raises TypeError (in Python too).
+const ARGS_AS_STRING = allVectors('failed', 'template concatenates arguments as a string; vLLM passes a mapping (TypeError, as in Python)');
+// vLLM's ToolACE example template formats values with "%sr" (unquoted, plus an `r`), not %r.
+// A call without arguments (`now()`) has no value to mangle and comes back exact.
+const { no_args: _exactWithoutArgs, ...TOOLACE_UNQUOTED } = allVectors('failed', 'template prints values unquoted with a trailing r ("%sr"), not Python literals');
+// vLLM's Phi-4-mini example template renders past calls without `functools[` and with Python-repr arguments.
+const PHI4_HISTORY = allVectors('failed', 'template renders history calls without functools[...] and with Python-repr arguments');
+// FunctionGemma renders arguments through `dictsort` and prints None as `None`, like Gemma 4.
+const FUNCTIONGEMMA: Known = {
+  ...GEMMA_DICTSORT,
+  bool_null: ['lossy', 'the template prints None, which the format reads back as the string "None"'],
+};
+
 export interface KnownPair {
   name: string;
   template: string;
   parser: string;
+  callId?: (tool: string) => string;
   /** Explained, expected non-exact outcomes per vector id. */
   known: Known;
   /** The template lives in the shared templates directory (absent -> skipped). */
@@ -219,6 +238,22 @@ export function roundTripPairs(templatesDir: string): KnownPair[] {
   { name: 'deepseek v3.2 vLLM example', template: shared('deepseek_v3_2__vllm_example.jinja'), parser: 'deepseek_v31', known: {}, needsShared: true },
   { name: 'deepseek v3.1 vLLM example', template: shared('deepseek_v3_1__vllm_example.jinja'), parser: 'deepseek_v31', known: {}, needsShared: true },
   { name: 'deepseek v3.2 DSML', template: own('deepseek_v32_dsml.jinja'), parser: 'deepseek_v32', known: SCHEMA_COERCION, needsShared: false },
+  { name: 'deepseek v3 official', template: shared('deepseek_v3__official.jinja'), parser: 'deepseek_v3', known: ARGS_AS_STRING, needsShared: true },
+  { name: 'functiongemma', template: shared('functiongemma__official.jinja'), parser: 'functiongemma', known: FUNCTIONGEMMA, needsShared: true },
+  { name: 'glm-4.5', template: shared('glm4_5__official_glm4moe.jinja'), parser: 'glm45', known: {}, needsShared: true },
+  { name: 'gpt-oss', template: shared('gpt_oss__official.jinja'), parser: 'openai', known: {}, needsShared: true },
+  { name: 'granite', template: shared('granite__vllm_example.jinja'), parser: 'granite', known: {}, needsShared: true },
+  { name: 'hunyuan a13b', template: shared('hunyuan_a13b__vllm_example.jinja'), parser: 'hunyuan_a13b', known: {}, needsShared: true },
+  { name: 'internlm2', template: shared('internlm2__vllm_tool.jinja'), parser: 'internlm', known: {}, needsShared: true },
+  // The Kimi template renders only the call id, which carries the name (`functions.NAME:N`).
+  { name: 'kimi k2', template: shared('kimi_k2__thinking.jinja'), parser: 'kimi_k2', known: {}, needsShared: true, callId: (tool) => `functions.${tool}:0` },
+  { name: 'llama 3.1 json', template: shared('llama3_1__vllm_json.jinja'), parser: 'llama3_json', known: {}, needsShared: true },
+  { name: 'llama 3.2', template: shared('llama3_2__official_3b_instruct.jinja'), parser: 'llama3_json', known: {}, needsShared: true },
+  { name: 'llama 4 json', template: shared('llama4__vllm_json.jinja'), parser: 'llama4_json', known: {}, needsShared: true },
+  { name: 'minimax m2', template: shared('minimax_m2__unsloth.jinja'), parser: 'minimax_m2', known: {}, needsShared: true },
+  { name: 'mistral 7b v0.3', template: shared('mistral__7b_instruct_v0_3.jinja'), parser: 'mistral', known: {}, needsShared: true },
+  { name: 'phi-4-mini', template: shared('phi4_mini__vllm_example.jinja'), parser: 'phi4_mini_json', known: PHI4_HISTORY, needsShared: true },
+  { name: 'toolace (pythonic)', template: shared('toolace__vllm_example.jinja'), parser: 'pythonic', known: TOOLACE_UNQUOTED, needsShared: true },
   ];
 }
 

@@ -16,6 +16,9 @@ const CHANNEL = '<|channel|>';
 const MESSAGE = '<|message|>';
 const CONSTRAIN = '<|constrain|>';
 const ENDS = ['<|end|>', '<|call|>', '<|return|>'];
+const HEADER_TAIL = /^\s*(?:assistant\s*)?to=\S+\s*$/;
+/** What may still become a HEADER_TAIL (held back while streaming). */
+const HEADER_TAIL_PREFIX = /^\s*(?:a(?:s(?:s(?:i(?:s(?:t(?:a(?:n(?:t)?)?)?)?)?)?)?)?\s*)?(?:t(?:o(?:=\S*)?)?)?$/;
 
 export interface HarmonyHeader {
   role: string;
@@ -68,6 +71,13 @@ export class HarmonyStream {
     for (;;) {
       if (this.state === 'outside') {
         const hit = findFirst(this.buf, [START, CHANNEL]);
+        // The rest of a header whose `<|start|>assistant` ended the prompt:
+        // ` to=functions.NAME<|channel|>...` belongs to the header.
+        if (hit && hit.token === CHANNEL && HEADER_TAIL.test(this.buf.slice(0, hit.index))) {
+          this.state = 'header';
+          continue;
+        }
+        if (!hit && !eof && HEADER_TAIL_PREFIX.test(this.buf)) break;
         if (!hit) {
           const keep = eof ? 0 : partialSuffixLen(this.buf, [START, CHANNEL]);
           this.emitText(out, this.buf.slice(0, this.buf.length - keep));

@@ -16,7 +16,7 @@ for (const pair of PAIRS) {
   describe.skipIf(pair.needsShared && !fs.existsSync(pair.template))(`round trip: ${pair.name} + ${pair.parser}`, () => {
     for (const v of ROUND_TRIP_VECTORS) {
       it(v.id, () => {
-        const r = roundTrip({ template: pair.template, parser: pair.parser }, v);
+        const r = roundTrip({ template: pair.template, parser: pair.parser, callId: pair.callId }, v);
         const known = pair.known[v.id];
         const detail = `${r.status}: expected ${r.expected}, got ${r.actual ?? '-'} ${r.detail ?? ''}`;
         expect(r.status, detail).toBe(known ? known[0] : 'exact');
