@@ -192,7 +192,8 @@ export const nodeVllmCppPlugin: FastifyPluginAsync<NodeVllmCppPluginOptions> = a
 
   app.setErrorHandler((err, req, reply) => {
     const r = toErrorResponse(err, retryAfter);
-    if (r.status >= 500) req.log.error({ err }, 'request failed');
+    if (r.status >= 500 && r.status !== 503) req.log.error({ err }, 'request failed');
+    else if (r.status === 503) req.log.warn({ code: r.body.error.code }, r.body.error.message);
     else req.log.info({ status: r.status, code: r.body.error.code, param: r.body.error.param }, r.body.error.message);
     void reply.code(r.status).headers(r.headers).send(r.body);
   });
