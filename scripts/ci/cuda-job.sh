@@ -18,7 +18,10 @@
 #   VLLM_CPP_DIR             (required) the vllm.cpp checkout it was built from, for the
 #                            vllm.cpp render backend (our adapter is compiled against it)
 #   VLLM_CPP_BUILD_DIR       (optional) that checkout's build directory
-#   NODE_VLLM_CPP_MODELS     (required) directory of real checkpoints (HF layout, one per folder)
+#   NODE_VLLM_CPP_MODELS     (required) directory of real checkpoints (HF layout, one per folder);
+#                            the engine tests take the Gemma 4 and the Qwen3 one found there by
+#                            config.json's model_type, or NODE_VLLM_CPP_GEMMA4_MODEL /
+#                            NODE_VLLM_CPP_QWEN3_MODEL when set
 #   NODE_VLLM_CPP_TEMPLATES  (required) the shared chat templates (../shared/templates in a checkout)
 #   NODE_VLLM_CPP_PYTHON     (optional) Python with jinja2 3.1 (and numpy, safetensors, tokenizers
 #                            for the tiny generated models); default python3
@@ -60,6 +63,32 @@ if [ "$missing" = 1 ]; then
   exit 2
 fi
 export VLLM_CPP_LIB VLLM_CPP_DIR NODE_VLLM_CPP_MODELS NODE_VLLM_CPP_TEMPLATES
+
+# The engine tests take one Gemma 4 and one Qwen3 checkpoint: named directly,
+# or found in the models directory by config.json's model_type.
+pick_model() { # family regex
+  node -e '
+    const fs = require("fs"), path = require("path");
+    const [dir, re] = process.argv.slice(1);
+    for (const name of fs.readdirSync(dir).sort()) {
+      try {
+        const cfg = JSON.parse(fs.readFileSync(path.join(dir, name, "config.json"), "utf8"));
+        const types = [cfg.model_type, cfg.text_config && cfg.text_config.model_type].filter(Boolean);
+        if (types.some((t) => new RegExp(re).test(t))) { console.log(path.join(dir, name)); process.exit(0); }
+      } catch {}
+    }
+    process.exit(1);
+  ' "$NODE_VLLM_CPP_MODELS" "$1"
+}
+for family in GEMMA4:'^gemma4' QWEN3:'^qwen3'; do
+  var=NODE_VLLM_CPP_${family%%:*}_MODEL
+  if [ -z "${!var:-}" ]; then
+    found=$(pick_model "${family#*:}") || { say "- missing: no ${family%%:*} checkpoint (config.json model_type ${family#*:}) in $NODE_VLLM_CPP_MODELS; or set $var"; exit 2; }
+    printf -v "$var" '%s' "$found"
+  fi
+  export "${var?}"
+  say "- $var=${!var}"
+done
 
 {
   echo '## GPU'
