@@ -25,7 +25,7 @@ export { MAX_DEPTH };
 /** Index of the first unpaired surrogate code unit in `s`, or -1. */
 export function loneSurrogateIndex(s: string): number {
   // fast path: most strings have no surrogate at all
-  if (!/[\ud800-\udfff]/.test(s)) return -1;
+  if (!SURROGATE.test(s)) return -1;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
     if (c < 0xd800 || c > 0xdfff) continue;
@@ -104,6 +104,37 @@ class Walker {
   }
 }
 
+const SURROGATE = /[\ud800-\udfff]/;
+
+/** No surrogate code unit in `s` (short strings by a loop, which beats a regex call there). */
+function noSurrogate(s: string): boolean {
+  if (s.length > 24) return !SURROGATE.test(s);
+  for (let i = 0; i < s.length; i++) if ((s.charCodeAt(i) & 0xf800) === 0xd800) return false;
+  return true;
+}
+
+/**
+ * True when `v` is within the bounds. Allocation-free and without path
+ * bookkeeping; a string holding any surrogate (paired or not) is left to the
+ * Walker, which tells pairs from lone ones and names the path.
+ */
+function withinBounds(v: unknown, depth: number): boolean {
+  if (typeof v === 'string') return noSurrogate(v);
+  if (typeof v !== 'object' || v === null) return true;
+  if (depth >= MAX_DEPTH) return false;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (!withinBounds(v[i], depth + 1)) return false;
+    return true;
+  }
+  if (v instanceof PyFloat) return true;
+  if (v instanceof Map) return false;
+  for (const k in v) {
+    if (!noSurrogate(k)) return false;
+    if (!withinBounds((v as Record<string, unknown>)[k], depth + 1)) return false;
+  }
+  return true;
+}
+
 /**
  * Throws RequestValidationError (with the JSON path) when `value` nests more
  * than MAX_DEPTH containers deep (a cycle counts as unbounded depth) or holds
@@ -111,5 +142,7 @@ class Walker {
  * depth 1, as in the raw-text decoder.
  */
 export function checkRequestBounds(value: unknown): void {
+  // the common case costs one quick walk; the Walker re-walks to name the problem
+  if (withinBounds(value, 0)) return;
   new Walker().walk(value, 0);
 }
