@@ -5,6 +5,7 @@
 // are the HTTP layer + our render + our parsers + the bridge, not a model.
 //
 //   npm run build:ts && node scripts/bench-server.mjs [--requests N] [--connections C] [--stream-requests N]
+//                                                     [--library LIBVLLM --model DIR [--threads N]]
 //
 // Prints requests/s and p50/p99 latency per scenario, the server's event-loop
 // delay during the run, and its memory before and after (after a GC).
@@ -100,14 +101,20 @@ async function main() {
   const requests = Number(opt('requests', '10000'));
   const streamRequests = Number(opt('stream-requests', '2000'));
   const connections = Number(opt('connections', '16'));
-  const { buildFakeLibvllm, makeFakeModel } = fakeLibvllmHelpers();
-  const model = makeFakeModel({
+  // --library LIB --model DIR: the real engine (e.g. the tiny checkpoint of docs/tiny-model.md); the
+  // tool call is then forced with vLLM's structured_outputs regex, since the model's own text is arbitrary.
+  const real = opt('library') !== undefined;
+  if (real && opt('model') === undefined) throw new Error('--library needs --model DIR');
+  const { buildFakeLibvllm, makeFakeModel } = real ? {} : fakeLibvllmHelpers();
+  const model = real ? opt('model') : makeFakeModel({
     chatTemplate: readFileSync(join(root, 'examples', 'chat_template.jinja'), 'utf8'),
     prependBos: true,
     specialTokens: ['<|tool_call>', '<tool_call|>', '<|"|>', '<|turn>', '<turn|>', '<|tool_response>', '<tool_response|>'],
     rules: [{ output: CALL, chunk: 4 }],
   });
-  const args = ['--model', model, '--library', buildFakeLibvllm(), '--served-model-name', 'bench', '--tool-call-parser', 'gemma4', '--max-concurrency', String(connections * 2)];
+  const library = real ? opt('library') : buildFakeLibvllm();
+  const args = ['--model', model, '--library', library, '--served-model-name', 'bench', '--tool-call-parser', 'gemma4', '--max-concurrency', String(connections * 2)];
+  if (real) args.push('--threads', opt('threads', '1'), '--max-model-len', '2048');
   const child = fork(fileURLToPath(import.meta.url), [], { env: { ...process.env, BENCH_SERVER_CHILD: JSON.stringify(args) }, execArgv: ['--expose-gc'] });
   child.once('exit', (code) => {
     if (code !== 0) {
@@ -122,7 +129,8 @@ async function main() {
     });
   const { address } = await ask();
 
-  const body = (extra) => JSON.stringify({ model: 'bench', messages: MESSAGES, tools: TOOLS, ...extra });
+  const forced = real ? { temperature: 0, max_tokens: 64, structured_outputs: { regex: CALL.replace(/[|{}()[\]\\.*+?^$]/g, (m) => '\\' + m) } } : {};
+  const body = (extra) => JSON.stringify({ model: 'bench', messages: MESSAGES, tools: TOOLS, ...forced, ...extra });
   // Every response must be the parsed tool call: check a sample before timing.
   const probe = await (await fetch(`${address}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body({}) })).json();
   const call = probe.choices?.[0]?.message?.tool_calls?.[0];
@@ -151,7 +159,8 @@ async function main() {
   await exited;
 
   const mib = (b) => (b / 1048576).toFixed(1);
-  console.log(`node ${process.version}, ${connections} connections, loopback, stand-in libvllm (scripted Gemma 4 tool call)`);
+  const engine = real ? `libvllm ${library}, model ${model} (tool call forced by a regex)` : 'stand-in libvllm (scripted Gemma 4 tool call)';
+  console.log(`node ${process.version}, ${connections} connections, loopback, ${engine}`);
   for (const { title, r } of results) {
     console.log(
       `${title}: ${r.requests.average.toFixed(0)} req/s, latency p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, max ${r.latency.max} ms; ` +
