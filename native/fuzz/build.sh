@@ -35,7 +35,8 @@ for src in "$root"/native/jinja/*.cpp; do
   obj="$out/obj/$(basename "${src%.cpp}").o"
   objs+=("$obj")
   if [[ ! -f "$obj" || "$src" -nt "$obj" || "$newest_header" -nt "$obj" ]]; then
-    nice -n 10 "$CXX" "${flags[@]}" -fsanitize=fuzzer-no-link -c "$src" -o "$obj" &
+    # written aside and renamed: a concurrent run never links a half-written object
+    { nice -n 10 "$CXX" "${flags[@]}" -fsanitize=fuzzer-no-link -c "$src" -o "$obj.$$.tmp" && mv -f "$obj.$$.tmp" "$obj"; } &
     pids+=($!)
     if (( ${#pids[@]} >= JOBS )); then wait "${pids[0]}"; pids=("${pids[@]:1}"); fi
   fi

@@ -41,13 +41,15 @@ for rel in "${srcs[@]}"; do
   obj="$out/obj/$(echo "$rel" | tr '/' '_').o"
   objs+=("$obj")
   if [[ ! -f "$obj" || "$src" -nt "$obj" || "$newest_header" -nt "$obj" ]]; then
-    nice -n 10 "$CXX" "${flags[@]}" -c "$src" -o "$obj" &
+    # written aside and renamed: a concurrent run never links a half-written object
+    { nice -n 10 "$CXX" "${flags[@]}" -c "$src" -o "$obj.$$.tmp" && mv -f "$obj.$$.tmp" "$obj"; } &
     pids+=($!)
     if (( ${#pids[@]} >= JOBS )); then wait "${pids[0]}"; pids=("${pids[@]:1}"); fi
   fi
 done
 for p in "${pids[@]}"; do wait "$p"; done
-nice -n 10 "$CXX" -shared "${san[@]}" "${objs[@]}" -o "$out/node_vllm_cpp.node" -ldl -lpthread
+nice -n 10 "$CXX" -shared "${san[@]}" "${objs[@]}" -o "$out/node_vllm_cpp.node.$$.tmp" -ldl -lpthread
+mv -f "$out/node_vllm_cpp.node.$$.tmp" "$out/node_vllm_cpp.node"
 echo "test-asan: built $out/node_vllm_cpp.node" >&2
 
 libasan="$("$CXX" -print-file-name=libasan.so)"
