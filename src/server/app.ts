@@ -14,7 +14,7 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { AbortError, NodeVllmError } from '../errors';
+import { AbortError, EngineDeadError, NodeVllmError } from '../errors';
 import type { FinishReason, GenerateOptions, SamplingParams, Usage } from '../engine/types';
 import { HttpError, toErrorResponse } from './errors';
 import { Limiter, QueueFullError } from './limiter';
@@ -46,6 +46,8 @@ export class ServingState {
   readonly inflight = new Set<AbortController>();
   /** Set when the server starts closing: new requests get 503 with Retry-After. */
   closing = false;
+  /** The engine's failure once a request reported it dead (EngineDeadError): `/health` answers 503. */
+  engineDead: string | undefined;
   abortAll(): void {
     for (const ac of this.inflight) ac.abort();
   }
@@ -191,6 +193,7 @@ export const nodeVllmCppPlugin: FastifyPluginAsync<NodeVllmCppPluginOptions> = a
   });
 
   app.setErrorHandler((err, req, reply) => {
+    noteDeath(err);
     const r = toErrorResponse(err, retryAfter);
     if (r.status >= 500 && r.status !== 503) req.log.error({ err }, 'request failed');
     else if (r.status === 503) req.log.warn({ code: r.body.error.code }, r.body.error.message);
@@ -203,6 +206,14 @@ export const nodeVllmCppPlugin: FastifyPluginAsync<NodeVllmCppPluginOptions> = a
       error: { message: `${req.method} ${req.url.split('?')[0]} does not exist`, type: 'not_found_error', param: null, code: 'ERR_NOT_FOUND' },
     });
   });
+
+  /** An engine that died stays dead for this server (a supervisor restarts it): remember it for /health. */
+  const noteDeath = (e: unknown): void => {
+    if (e instanceof EngineDeadError && state.engineDead === undefined) {
+      state.engineDead = e.message;
+      app.log.error({ err: e }, 'the engine died; /health now answers 503');
+    }
+  };
 
   /** A generation's token counts: into the metrics and the request's log. */
   const usageSeen = (req: FastifyRequest, endpoint: string, usage: Partial<Usage> | null | undefined): void => {
@@ -287,6 +298,7 @@ export const nodeVllmCppPlugin: FastifyPluginAsync<NodeVllmCppPluginOptions> = a
       }
       await write(res, sse('[DONE]'));
     } catch (e) {
+      noteDeath(e);
       if (res.destroyed) return;
       const er = toErrorResponse(e, retryAfter);
       req.log.error({ err: e }, 'stream failed');
@@ -300,9 +312,9 @@ export const nodeVllmCppPlugin: FastifyPluginAsync<NodeVllmCppPluginOptions> = a
   const v1 = { onRequest: authenticate };
 
   app.get('/health', async (_req, reply) => {
-    if (backend.healthy && !backend.healthy()) {
+    if (state.engineDead !== undefined || (backend.healthy && !backend.healthy())) {
       return reply.code(503).header('retry-after', String(retryAfter)).send({
-        error: { message: 'The engine is not available', type: 'server_error', param: null, code: 'ERR_ENGINE_DEAD' },
+        error: { message: `The engine is not available${state.engineDead ? `: ${state.engineDead}` : ''}`, type: 'server_error', param: null, code: 'ERR_ENGINE_DEAD' },
       });
     }
     return reply.code(200).send();

@@ -308,6 +308,25 @@ describe('chat on the stand-in engine', () => {
   });
 });
 
+describe('a dead engine', () => {
+  it('answers 503 with Retry-After, and /health turns 503', async () => {
+    const dir = makeFakeModel({ chatTemplate: GEMMA_TEMPLATE, rules: [{ match: 'KILL', kill: true }, { output: 'fine' }] });
+    const s = await serve(['--model', dir, '--library', lib, '--served-model-name', 'mortal']);
+    expect((await s.openai.chat.completions.create({ model: 'mortal', messages: [{ role: 'user', content: 'hello' }] })).choices[0].message.content).toBe('fine');
+    expect((await fetch(`${s.base}/health`)).status).toBe(200);
+    const err = await s.openai.chat.completions.create({ model: 'mortal', messages: [{ role: 'user', content: 'KILL' }] }).catch((e) => e);
+    expect(err).toBeInstanceOf(OpenAI.InternalServerError);
+    expect(err.status).toBe(503);
+    expect(err.headers.get('retry-after')).toBe('1');
+    expect(err.error).toMatchObject({ type: 'server_error', code: 'ERR_ENGINE_DEAD' });
+    const health = await fetch(`${s.base}/health`);
+    expect(health.status).toBe(503);
+    expect(((await health.json()) as { error: { code: string } }).error.code).toBe('ERR_ENGINE_DEAD');
+    const again = await s.openai.chat.completions.create({ model: 'mortal', messages: [{ role: 'user', content: 'hello' }] }).catch((e) => e);
+    expect(again.status).toBe(503);
+  });
+});
+
 describe('--upstream: a second server instance as the completions endpoint', () => {
   it('runs the streaming Gemma 4 tool loop with our rendering and parsing, generation upstream', async () => {
     const up = await serve([
