@@ -19,7 +19,7 @@ export const SERVE_USAGE = `usage: node-vllm-cpp serve --model DIR [options]
   --upstream-api-key KEY             key for the upstream (default $NODE_VLLM_CPP_UPSTREAM_API_KEY)
   --host HOST                        default 127.0.0.1
   --port PORT                        default 8000
-  --served-model-name NAME           the model name clients send and responses carry (default: the directory name)
+  --served-model-name NAME [NAME ...]  names clients may send; responses carry the first (default: the directory name)
   --chat-template PATH               chat template file, tokenizer_config.json or model directory (default: --model)
   --chat-template-content-format auto|string|openai   (default auto)
   --default-chat-template-kwargs JSON                 server-side chat_template_kwargs; the request's win
@@ -45,7 +45,6 @@ const VALUED = new Set([
   'upstream-api-key',
   'host',
   'port',
-  'served-model-name',
   'chat-template',
   'chat-template-content-format',
   'default-chat-template-kwargs',
@@ -73,7 +72,8 @@ export interface ServeConfig {
   upstreamApiKey?: string;
   host: string;
   port: number;
-  servedModelName?: string;
+  /** vLLM's `--served-model-name NAME [NAME ...]`: the names clients may send; the first is the one responses carry. */
+  servedModelName?: string[];
   chatTemplate?: string;
   chatTemplateContentFormat?: 'auto' | 'string' | 'openai';
   defaultChatTemplateKwargs?: Record<string, unknown>;
@@ -101,9 +101,24 @@ function int(a: ParsedArgs, key: string, min: number): number | undefined {
 
 const LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
+/** vLLM takes several names after one `--served-model-name`; they are taken out before the other options are parsed. */
+function servedNames(argv: string[]): { rest: string[]; names?: string[] } {
+  const i = argv.findIndex((x) => x === '--served-model-name' || x.startsWith('--served-model-name='));
+  if (i < 0) return { rest: argv };
+  const names: string[] = [];
+  let j = i + 1;
+  if (argv[i].includes('=')) names.push(argv[i].slice(argv[i].indexOf('=') + 1));
+  for (; j < argv.length && !argv[j].startsWith('-'); j++) names.push(argv[j]);
+  if (names.length === 0 || names.some((n) => n === '')) throw new UsageError('--served-model-name needs one or more names');
+  const rest = [...argv.slice(0, i), ...argv.slice(j)];
+  if (rest.some((x) => x === '--served-model-name' || x.startsWith('--served-model-name='))) throw new UsageError('--served-model-name is given twice');
+  return { rest, names };
+}
+
 /** Validates the command line (no I/O). */
 export function serveConfig(argv: string[], env: NodeJS.ProcessEnv = process.env): ServeConfig {
-  const a = parseArgs(argv, VALUED, BOOLEAN);
+  const { rest, names } = servedNames(argv);
+  const a = parseArgs(rest, VALUED, BOOLEAN);
   if (a.positionals.length) throw new UsageError(`serve takes no positional arguments (got ${a.positionals.join(' ')})`);
   const model = str(a, 'model');
   const upstream = str(a, 'upstream');
@@ -147,7 +162,7 @@ export function serveConfig(argv: string[], env: NodeJS.ProcessEnv = process.env
     upstreamApiKey: str(a, 'upstream-api-key') ?? (env.NODE_VLLM_CPP_UPSTREAM_API_KEY || undefined),
     host: str(a, 'host') ?? '127.0.0.1',
     port,
-    servedModelName: str(a, 'served-model-name'),
+    servedModelName: names,
     chatTemplate,
     chatTemplateContentFormat: format,
     defaultChatTemplateKwargs: kwargs,
@@ -177,7 +192,7 @@ export async function buildBackend(config: ServeConfig): Promise<ServerBackend> 
   if (config.upstream) {
     const generator = new UpstreamGenerator({ url: config.upstream, model: config.upstreamModel, apiKey: config.upstreamApiKey });
     const modelName =
-      config.servedModelName ?? (config.model ? path.basename(path.resolve(config.model)) : undefined) ?? (await generator.modelName());
+      config.servedModelName?.[0] ?? (config.model ? path.basename(path.resolve(config.model)) : undefined) ?? (await generator.modelName());
     const pipeline = new ChatPipeline(generator, {
       modelName,
       templatePath: config.chatTemplate === undefined ? config.model : undefined,
@@ -203,7 +218,7 @@ export async function buildBackend(config: ServeConfig): Promise<ServerBackend> 
     defaultChatTemplateKwargs: config.defaultChatTemplateKwargs,
     toolCallParser: config.toolCallParser,
     reasoningParser: config.reasoningParser,
-    servedModelName: config.servedModelName,
+    servedModelName: config.servedModelName?.[0],
   });
   // Resolve the template and parsers now: a bad --chat-template fails at startup, not on the first request.
   try {

@@ -19,7 +19,7 @@ describe('serveConfig', () => {
       library: '/lib.so',
       host: '127.0.0.1',
       port: 8000,
-      servedModelName: 'tiny',
+      servedModelName: ['tiny'],
       chatTemplate: '/t.jinja',
       toolCallParser: 'gemma4',
       reasoningParser: 'qwen3',
@@ -34,6 +34,14 @@ describe('serveConfig', () => {
       logLevel: 'info',
     });
     expect(c.apiKey).toBeUndefined();
+  });
+
+  it('--served-model-name takes several names, as vLLM does', () => {
+    expect(serveConfig(['--served-model-name', 'a', 'b', '--model', '/m'], {}).servedModelName).toEqual(['a', 'b']);
+    expect(serveConfig(['--model', '/m', '--served-model-name=a'], {}).servedModelName).toEqual(['a']);
+    expect(serveConfig(['--model', '/m'], {}).servedModelName).toBeUndefined();
+    expect(() => serveConfig(['--model', '/m', '--served-model-name'], {})).toThrow(/needs one or more names/);
+    expect(() => serveConfig(['--model', '/m', '--served-model-name', 'a', '--served-model-name', 'b'], {})).toThrow(/given twice/);
   });
 
   it('reads VLLM_API_KEY like vLLM; --api-key wins', () => {
