@@ -10,8 +10,9 @@
  * `<|channel|>` openai (Harmony) · `<start_function_call>` functiongemma ·
  * `<|action_start|>` internlm · `functools[` phi4_mini_json · `<|tool_call|>` granite ·
  * `<tool_calls>` hunyuan_a13b · `<tool_call>` hermes · `[TOOL_CALLS]` mistral ·
- * `<|python_start|>` llama4_pythonic · `[func_name1(` (a pythonic example) pythonic ·
- * `<|python_tag|>`, or Llama 3/4 headers with a `"parameters"` JSON example, llama3_json / llama4_json.
+ * Llama 4 headers with a `"parameters"` JSON example llama4_json · `<|python_start|>` llama4_pythonic ·
+ * `[func_name1(` (a pythonic example) pythonic · `<|python_tag|>`, or Llama 3 headers with a
+ * `"parameters"` JSON example, llama3_json.
  *
  * Reasoning: `[THINK]` mistral · `<|channel|>` openai_gptoss · `<seed:think>` seed_oss ·
  * with `<think>`: glm45 (`<arg_key>`), kimi_k2, minimax_m2, hunyuan_a13b (`<tool_calls>`),
@@ -44,10 +45,10 @@ const TOOL_RULES: Rule[] = [
   [has('<tool_calls>'), 'hunyuan_a13b'],
   [has('<tool_call>'), 'hermes'],
   [has('[TOOL_CALLS]'), 'mistral'],
+  [has('<|header_start|>', '"parameters"'), 'llama4_json'],
   [has('<|python_start|>'), 'llama4_pythonic'],
   [has('[func_name1('), 'pythonic'],
   [has('<|python_tag|>'), 'llama3_json'],
-  [has('<|header_start|>', '"parameters"'), 'llama4_json'],
   [has('<|start_header_id|>', '"parameters"'), 'llama3_json'],
 ];
 

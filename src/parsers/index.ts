@@ -40,6 +40,7 @@ export type {
   StreamingToolParser,
   ToolCallDelta,
   ToolShape,
+  AnyTool,
 } from './types';
 
 const FACTORIES: Record<string, (opts: ParseOptions) => TextMachine> = {

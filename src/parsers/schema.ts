@@ -4,7 +4,7 @@
  */
 import { PyValue, isPyDict, makePyDict, makePyFloat, pyEntries } from '../protocol/pyjson';
 import { intIfWhole, pyFloat, pyInt, tryLoads } from './pyvalue';
-import type { ToolShape } from './types';
+import type { AnyTool } from './types';
 
 type Dict = Record<string, unknown>;
 
@@ -17,9 +17,11 @@ export function isDict(v: unknown): v is Dict {
  * (`tool.function.parameters`) and the Responses `FunctionTool` shape
  * (top-level `name`/`parameters`) are accepted, as vLLM's own lookup does.
  */
-export function findToolParameters(tools: readonly ToolShape[] | undefined, name: string): Dict | undefined {
+export function findToolParameters(tools: readonly AnyTool[] | undefined, name: string): Dict | undefined {
   for (const tool of (tools ?? []) as readonly unknown[]) {
     if (!isDict(tool)) continue;
+    // Non-function tools (custom, built-in) have no parameter schema.
+    if (tool.type !== undefined && tool.type !== 'function') continue;
     const fn = isDict(tool.function) ? tool.function : tool;
     if (fn.name === name) return isDict(fn.parameters) ? fn.parameters : undefined;
   }
@@ -27,7 +29,7 @@ export function findToolParameters(tools: readonly ToolShape[] | undefined, name
 }
 
 /** `parameters.properties` of the named tool, when it declares any. */
-export function findToolProperties(tools: readonly ToolShape[] | undefined, name: string): Dict | undefined {
+export function findToolProperties(tools: readonly AnyTool[] | undefined, name: string): Dict | undefined {
   const params = findToolParameters(tools, name);
   return params && isDict(params.properties) ? params.properties : undefined;
 }

@@ -1,8 +1,16 @@
 /** Public types shared by every tool-call parser. */
 
+/** A function tool: Chat Completions (`{type, function: {name, parameters}}`) or Responses (`{type, name, parameters}`). */
 export type ToolShape =
   | { type?: 'function'; function: { name: string; description?: string | null; parameters?: unknown } }
   | { type?: 'function'; name: string; description?: string | null; parameters?: unknown };
+
+/**
+ * What `tools` accepts: function tools, and any other tool type the openai
+ * package has (`{type: 'custom', custom: {...}}` in `ChatCompletionTool`,
+ * built-in tools), which are accepted and ignored for schema lookups.
+ */
+export type AnyTool = ToolShape | { type: 'custom'; custom: { name: string; description?: string; format?: unknown } } | { type: string };
 
 export interface ParsedToolCall {
   id: string;
@@ -18,8 +26,8 @@ export interface ParseResult {
 export interface ParseOptions {
   /** A vLLM `--tool-call-parser` name, e.g. `hermes`, `gemma4`. */
   parser: string;
-  /** The request's tools, Chat Completions or Responses shape. */
-  tools?: ToolShape[];
+  /** The request's tools, Chat Completions or Responses shape (other tool types are ignored). */
+  tools?: readonly AnyTool[];
   /** Deterministic ids for tests; defaults to the parser's vLLM id style. */
   idGenerator?: () => string;
 }
