@@ -6,7 +6,9 @@
 // every C++ exception into a JS error object the loader maps onto the public
 // error classes. No exception may cross this boundary.
 #include <napi.h>
+#include <uv.h>
 
+#include <atomic>
 #include <memory>
 #include <new>
 #include <string>
@@ -74,10 +76,89 @@ Napi::Error to_js_error(Napi::Env env, const Failure& f) {
   return err;
 }
 
+// Per-environment state (the main thread and each worker_threads Worker
+// load the addon into an environment of their own). `stopping` is set by an
+// environment cleanup hook when the environment is torn down
+// (worker.terminate(), process exit); renders poll it with their step budget
+// and completions never call into an environment that is going away.
+struct EnvState {
+  napi_env env = nullptr;
+  std::shared_ptr<std::atomic<bool>> stopping = std::make_shared<std::atomic<bool>>(false);
+  // While thread-pool renders are in flight, an unreferenced timer on the
+  // environment's loop probes it from its own thread: a terminated Worker
+  // keeps running its loop until in-flight work completes, and the probe
+  // turns the termination into `stopping`, which those renders poll.
+  uv_timer_t* probe = nullptr;
+  int in_flight = 0;
+};
+
+// Whether JavaScript can still run in `env`: false once a Worker is being
+// terminated (Node stops the environment from another thread; property
+// reads then fail) or its cleanup has begun. Only call on env's own thread.
+bool env_can_run_js(napi_env env, const std::atomic<bool>& stopping) {
+  if (stopping.load()) return false;
+  napi_handle_scope scope;
+  if (napi_open_handle_scope(env, &scope) != napi_ok) return false;
+  napi_value global, v;
+  bool ok = napi_get_global(env, &global) == napi_ok && napi_get_named_property(env, global, "undefined", &v) == napi_ok;
+  napi_close_handle_scope(env, scope);
+  return ok;
+}
+
+void close_probe(EnvState& st) {
+  if (!st.probe) return;
+  uv_timer_stop(st.probe);
+  uv_close(reinterpret_cast<uv_handle_t*>(st.probe), [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
+  st.probe = nullptr;
+}
+
+void on_cleanup(void* data) {
+  auto* st = static_cast<EnvState*>(data);
+  st->stopping->store(true);
+  close_probe(*st);
+}
+
+EnvState& env_state(napi_env env) {
+  void* data = nullptr;
+  if (napi_get_instance_data(env, &data) == napi_ok && data) return *static_cast<EnvState*>(data);
+  auto* st = new EnvState();
+  st->env = env;
+  napi_set_instance_data(
+      env, st, [](napi_env, void* d, void*) { delete static_cast<EnvState*>(d); }, nullptr);
+  napi_add_env_cleanup_hook(env, on_cleanup, st);
+  return *st;
+}
+
+void start_probe(EnvState& st) {
+  ++st.in_flight;
+  if (st.probe) return;
+  uv_loop_t* loop = nullptr;
+  if (napi_get_uv_event_loop(st.env, &loop) != napi_ok || !loop) return;
+  st.probe = new uv_timer_t;
+  uv_timer_init(loop, st.probe);
+  st.probe->data = &st;
+  uv_timer_start(
+      st.probe,
+      [](uv_timer_t* t) {
+        auto* es = static_cast<EnvState*>(t->data);
+        if (!env_can_run_js(es->env, *es->stopping)) es->stopping->store(true);
+      },
+      20, 20);
+  uv_unref(reinterpret_cast<uv_handle_t*>(st.probe));
+}
+
+void end_probe(EnvState& st) {
+  if (--st.in_flight <= 0) {
+    st.in_flight = 0;
+    close_probe(st);
+  }
+}
+
 struct RenderInput {
   std::shared_ptr<const jinja::Template> tpl;
   std::string context_json;
   jinja::RenderState state;
+  std::shared_ptr<std::atomic<bool>> stopping;  // keeps the flag alive for thread-pool renders
 };
 
 // Parses the options object: { now?: number[7], maxOutputBytes?, maxSteps?, maxDepth?,
@@ -116,34 +197,44 @@ std::string render_now(RenderInput& in) {
   return jinja::render(*in.tpl, ctx.as_dict(), in.state);
 }
 
-class RenderWorker : public Napi::AsyncWorker {
- public:
-  RenderWorker(Napi::Env env, RenderInput in)
-      : Napi::AsyncWorker(env, "node-vllm-cpp:render"), deferred_(Napi::Promise::Deferred::New(env)), in_(std::move(in)) {}
+// A render on the libuv thread pool, written against the C API so that its
+// completion can check the environment first and never throws: a completion
+// that runs while a Worker is being torn down settles nothing and frees its
+// state.
+struct AsyncRender {
+  RenderInput in;
+  std::string out;
+  Failure failure;
+  bool ok = false;
+  napi_deferred deferred = nullptr;
+  napi_async_work work = nullptr;
 
-  Napi::Promise promise() { return deferred_.Promise(); }
-
-  void Execute() override {
-    ok_ = guarded([&] { out_ = render_now(in_); }, failure_);
+  static void execute(napi_env, void* data) {
+    auto* r = static_cast<AsyncRender*>(data);
+    r->ok = guarded([&] { r->out = render_now(r->in); }, r->failure);
   }
 
-  void OnOK() override {
-    Napi::HandleScope scope(Env());
-    if (ok_) {
-      deferred_.Resolve(Napi::String::New(Env(), out_));
-    } else {
-      deferred_.Reject(to_js_error(Env(), failure_).Value());
+  static void complete(napi_env env, napi_status status, void* data) {
+    std::unique_ptr<AsyncRender> r(static_cast<AsyncRender*>(data));
+    napi_async_work work = r->work;
+    void* es = nullptr;
+    if (napi_get_instance_data(env, &es) == napi_ok && es) end_probe(*static_cast<EnvState*>(es));
+    if (status == napi_ok && env_can_run_js(env, *r->in.stopping)) {
+      try {
+        Napi::HandleScope scope(env);
+        if (r->ok) {
+          napi_value s;
+          if (napi_create_string_utf8(env, r->out.data(), r->out.size(), &s) == napi_ok) napi_resolve_deferred(env, r->deferred, s);
+        } else {
+          Napi::Error e = to_js_error(Napi::Env(env), r->failure);
+          napi_reject_deferred(env, r->deferred, e.Value());
+        }
+      } catch (...) {
+        // The environment started stopping mid-way: nothing to settle.
+      }
     }
+    napi_delete_async_work(env, work);
   }
-
-  void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
-
- private:
-  Napi::Promise::Deferred deferred_;
-  RenderInput in_;
-  std::string out_;
-  Failure failure_;
-  bool ok_ = false;
 };
 
 class CompiledTemplate : public Napi::ObjectWrap<CompiledTemplate> {
@@ -188,12 +279,31 @@ class CompiledTemplate : public Napi::ObjectWrap<CompiledTemplate> {
     return true;
   }
 
+  // A sync render runs on the environment's own thread, so it can ask the
+  // environment itself whether it is being stopped (a Worker terminated from
+  // another thread): that is its cooperative cancellation, polled with the
+  // step budget. Once stopped, nothing is returned or thrown into it.
+  struct SyncPoll {
+    napi_env env;
+    EnvState* st;
+  };
+  static bool poll_stopped(void* data) {
+    auto* p = static_cast<SyncPoll*>(data);
+    return !env_can_run_js(p->env, *p->st->stopping);
+  }
+
   Napi::Value Render(const Napi::CallbackInfo& info) {
+    napi_env env = info.Env();
+    EnvState& es = env_state(env);
     RenderInput in;
     if (!prepare(info, in)) return info.Env().Undefined();
+    SyncPoll poll{env, &es};
+    in.state.cancel = {es.stopping.get(), poll_stopped, &poll};
     std::string out;
     Failure failure;
-    if (!guarded([&] { out = render_now(in); }, failure)) {
+    bool ok = guarded([&] { out = render_now(in); }, failure);
+    if (!env_can_run_js(env, *es.stopping)) return Napi::Value();
+    if (!ok) {
       to_js_error(info.Env(), failure).ThrowAsJavaScriptException();
       return info.Env().Undefined();
     }
@@ -201,12 +311,24 @@ class CompiledTemplate : public Napi::ObjectWrap<CompiledTemplate> {
   }
 
   Napi::Value RenderAsync(const Napi::CallbackInfo& info) {
-    RenderInput in;
-    if (!prepare(info, in)) return info.Env().Undefined();
-    auto* worker = new RenderWorker(info.Env(), std::move(in));
-    Napi::Promise p = worker->promise();
-    worker->Queue();
-    return p;
+    napi_env env = info.Env();
+    EnvState& es = env_state(env);
+    auto r = std::make_unique<AsyncRender>();
+    if (!prepare(info, r->in)) return info.Env().Undefined();
+    r->in.stopping = es.stopping;
+    r->in.state.cancel = {r->in.stopping.get(), nullptr, nullptr};
+    napi_value promise, name;
+    NAPI_THROW_IF_FAILED(env, napi_create_promise(env, &r->deferred, &promise), Napi::Value());
+    NAPI_THROW_IF_FAILED(env, napi_create_string_utf8(env, "node-vllm-cpp:render", NAPI_AUTO_LENGTH, &name), Napi::Value());
+    NAPI_THROW_IF_FAILED(env, napi_create_async_work(env, nullptr, name, AsyncRender::execute, AsyncRender::complete, r.get(), &r->work),
+                         Napi::Value());
+    if (napi_queue_async_work(env, r->work) != napi_ok) {
+      napi_delete_async_work(env, r->work);
+      NAPI_THROW(Napi::Error::New(env, "could not queue the render"), Napi::Value());
+    }
+    start_probe(es);
+    r.release();  // owned by the async work until complete()
+    return Napi::Value(env, promise);
   }
 
   Napi::Value UndeclaredVariables(const Napi::CallbackInfo& info) {

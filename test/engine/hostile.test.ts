@@ -55,6 +55,11 @@ describe('hostile templates', () => {
     expect(child.status).toBe(0);
   });
 
+  it('the whole run stays well under 2 GB of peak RSS', () => {
+    const peak = Math.max(0, ...[...lines.values()].map((l) => l.rssMb));
+    expect(peak).toBeLessThan(1024);
+  });
+
   for (const p of payloads) {
     it(p.id, () => {
       const got = lines.get(p.id);
