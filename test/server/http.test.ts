@@ -208,14 +208,15 @@ describe('errors in OpenAI shape', () => {
     const gen = new ScriptedGenerator(['abcdefgh'], 2);
     const g = gate();
     gen.hold = g.promise;
-    const { base, app } = await start(gen, { maxConcurrency: 1, maxQueue: 1, retryAfterSeconds: 7 });
+    const { base } = await start(gen, { maxConcurrency: 1, maxQueue: 1, retryAfterSeconds: 7 });
     const body = post({ prompt: 'x', max_tokens: 100 });
     const first = raw(base, '/v1/completions', body);
     await until(() => gen.calls.length === 1);
     const second = raw(base, '/v1/completions', body);
-    await until(() => app.server.listening && gen.calls.length === 1);
     // the second waits in the queue; the third finds it full
-    await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 500 && !/^node_vllm_cpp_requests_waiting 1$/m.test((await raw(base, '/metrics')).text); i++) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
     const third = await raw(base, '/v1/completions', body);
     expect(third.res.status).toBe(503);
     expect(third.res.headers.get('retry-after')).toBe('7');
