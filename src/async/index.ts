@@ -24,10 +24,11 @@ export function renderInPool(request: unknown, options: RenderChatOptions): Prom
   if (options.backend !== undefined && options.backend !== 'embedded') return undefined;
   if (typeof request !== 'string' && !isPlainTree(request, MAX_DEPTH)) return undefined;
   if (options.chatTemplateKwargs !== undefined && !isPlainTree(options.chatTemplateKwargs, MAX_DEPTH)) return undefined;
-  const job: Omit<JobMessage, 'id'> = { request, options: { ...options, now: options.now ?? new Date() } };
+  const job: Omit<JobMessage, 'id'> = { request, options: { ...options } };
+  if (options.now === undefined) job.nowMs = Date.now();
   if (options.template instanceof CompiledTemplate) {
-    job.compiled = [options.template.hash, options.template.source];
     delete job.options.template;
+    return pool.submit(job, options.template);
   }
   return pool.submit(job);
 }

@@ -14,6 +14,7 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
+import { deserialize } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import { BackendError } from '../errors';
 import type { RenderChatOptions, RenderChatResult } from '../render';
@@ -23,10 +24,12 @@ import { applyPatches, decodeError, type Patch, type WireThrown } from './wire';
 export interface JobMessage {
   id: number;
   request: unknown;
-  /** The options with `template` removed when it was a CompiledTemplate, and `now` fixed at the call. */
+  /** The options, with `template` removed when it was a CompiledTemplate. */
   options: RenderChatOptions;
-  /** [hash, source] of a CompiledTemplate option. */
-  compiled?: [string, string];
+  /** The clock at the call, when the options give none (strftime_now reads the time of the call). */
+  nowMs?: number;
+  /** [hash, source] of a CompiledTemplate option; the source only when this worker has not got it yet. */
+  compiled?: [string, string | undefined];
 }
 
 /** worker -> main */
@@ -39,15 +42,20 @@ export type ReplyMessage =
       warnings: string[];
       templateHash: string;
       backend: RenderChatResult['backend'];
-      messages: unknown[];
-      tools: unknown[] | null;
+      /** v8.serialize([messages, tools]), transferred; decoded when the caller first reads either. */
+      trees: ArrayBuffer;
       patches: [Patch[], Patch[]];
     }
   | { id: number; ok: false; error: WireThrown };
 
+/** Templates a worker keeps (first in, first out, the same rule on both sides of the channel). */
+export const WORKER_TEMPLATE_LIMIT = 64;
+
 interface Slot {
   worker: Worker;
   inflight: number;
+  /** Hashes of the template sources this worker holds, in the order it got them. */
+  templates: Set<string>;
 }
 
 interface Pending {
@@ -98,7 +106,7 @@ export class RenderPool {
 
   #spawn(): Slot {
     const worker = new Worker(this.script!);
-    const slot: Slot = { worker, inflight: 0 };
+    const slot: Slot = { worker, inflight: 0, templates: new Set() };
     worker.unref();
     worker.on('message', (m: ReplyMessage) => this.#settle(slot, m));
     const fail = (why: string) => {
@@ -133,28 +141,27 @@ export class RenderPool {
       p.reject(decodeError(m.error));
       return;
     }
-    p.resolve({
-      prompt: m.prompt,
-      messages: applyPatches(m.messages, m.patches[0]) as unknown[],
-      tools: applyPatches(m.tools, m.patches[1]) as unknown[] | null,
-      contentFormat: m.contentFormat,
-      warnings: m.warnings,
-      templateHash: m.templateHash,
-      backend: m.backend,
-    });
+    p.resolve(resultOf(m));
   }
 
   /**
    * Sends one job. Returns undefined (nothing sent) when the job does not
    * survive structured clone; the caller then renders it on its own thread.
    */
-  submit(job: Omit<JobMessage, 'id'>): Promise<RenderChatResult> | undefined {
+  submit(job: Omit<JobMessage, 'id'>, template?: { hash: string; source: string }): Promise<RenderChatResult> | undefined {
     const slot = this.#pick();
     const id = this.#nextId++;
+    const message: JobMessage = { id, ...job };
+    const fresh = template !== undefined && !slot.templates.has(template.hash);
+    if (template !== undefined) message.compiled = [template.hash, fresh ? template.source : undefined];
     try {
-      slot.worker.postMessage({ id, ...job });
+      slot.worker.postMessage(message);
     } catch {
       return undefined;
+    }
+    if (fresh) {
+      slot.templates.add(template.hash);
+      if (slot.templates.size > WORKER_TEMPLATE_LIMIT) slot.templates.delete(slot.templates.values().next().value as string);
     }
     this.#submitted++;
     if (slot.inflight++ === 0) slot.worker.ref();
@@ -170,6 +177,45 @@ export class RenderPool {
     }
     await Promise.all(slots.map((s) => s.worker.terminate()));
   }
+}
+
+/**
+ * The result with `messages` and `tools` decoded on first read: a server
+ * that only needs the prompt never pays for them on its thread.
+ */
+function resultOf(m: Extract<ReplyMessage, { ok: true }>): RenderChatResult {
+  let trees: [unknown[], unknown[] | null] | undefined;
+  const decode = (): [unknown[], unknown[] | null] => {
+    if (trees === undefined) {
+      const [messages, tools] = deserialize(new Uint8Array(m.trees)) as [unknown[], unknown[] | null];
+      trees = [applyPatches(messages, m.patches[0]) as unknown[], applyPatches(tools, m.patches[1]) as unknown[] | null];
+    }
+    return trees;
+  };
+  const result = {
+    prompt: m.prompt,
+    messages: undefined as unknown as unknown[],
+    tools: null as unknown[] | null,
+    contentFormat: m.contentFormat,
+    warnings: m.warnings,
+    templateHash: m.templateHash,
+    backend: m.backend,
+  };
+  for (const [key, index] of [['messages', 0], ['tools', 1]] as const) {
+    Object.defineProperty(result, key, {
+      enumerable: true,
+      configurable: true,
+      get() {
+        const value = decode()[index];
+        Object.defineProperty(result, key, { value, enumerable: true, writable: true, configurable: true });
+        return value;
+      },
+      set(value: unknown) {
+        Object.defineProperty(result, key, { value, enumerable: true, writable: true, configurable: true });
+      },
+    });
+  }
+  return result;
 }
 
 let shared: RenderPool | undefined;

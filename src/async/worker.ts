@@ -4,31 +4,46 @@
  * The addon is loaded once per worker; templates are compiled once per
  * worker and kept by the hash the main thread computed.
  */
+import { serialize } from 'node:v8';
 import { parentPort } from 'node:worker_threads';
 import { compileTemplate, type CompiledTemplate } from '../native/embedded';
 import { renderChat, type RenderChatOptions } from '../render';
 import { collectPatches, encodeError } from './wire';
-import type { JobMessage, ReplyMessage } from './pool';
+import { WORKER_TEMPLATE_LIMIT, type JobMessage, type ReplyMessage } from './pool';
 
-const TEMPLATE_CACHE_LIMIT = 64;
-const templates = new Map<string, CompiledTemplate>();
+// Same first-in-first-out rule as the pool's record of what this worker holds.
+const templates = new Map<string, CompiledTemplate | Error>();
 
-function templateFor(hash: string, source: string): CompiledTemplate {
+function templateFor(hash: string, source: string | undefined): CompiledTemplate {
   let t = templates.get(hash);
   if (t === undefined) {
-    t = compileTemplate(source);
+    if (source === undefined) throw new Error(`render worker: template ${hash} was never sent`);
+    // a template that does not compile is remembered too: the pool counts it as sent
+    try {
+      t = compileTemplate(source);
+    } catch (e) {
+      t = e as Error;
+    }
     templates.set(hash, t);
-    if (templates.size > TEMPLATE_CACHE_LIMIT) templates.delete(templates.keys().next().value as string);
+    if (templates.size > WORKER_TEMPLATE_LIMIT) templates.delete(templates.keys().next().value as string);
   }
+  if (t instanceof Error) throw t;
   return t;
 }
 
-function run(job: JobMessage): ReplyMessage {
+/** An ArrayBuffer of its own (v8.serialize may hand out a view into a larger one). */
+function ownBuffer(b: Buffer): ArrayBuffer {
+  return b.byteOffset === 0 && b.byteLength === b.buffer.byteLength ? (b.buffer as ArrayBuffer) : (b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer);
+}
+
+function run(job: JobMessage): [ReplyMessage, ArrayBuffer[]] {
   try {
     const options: RenderChatOptions = job.options;
+    if (job.nowMs !== undefined) options.now = new Date(job.nowMs);
     if (job.compiled) options.template = templateFor(job.compiled[0], job.compiled[1]);
     const r = renderChat(job.request as string, options);
-    return {
+    const trees = ownBuffer(serialize([r.messages, r.tools]));
+    const reply: ReplyMessage = {
       id: job.id,
       ok: true,
       prompt: r.prompt,
@@ -36,15 +51,16 @@ function run(job: JobMessage): ReplyMessage {
       warnings: r.warnings,
       templateHash: r.templateHash,
       backend: r.backend,
-      messages: r.messages,
-      tools: r.tools,
+      trees,
       patches: [collectPatches(r.messages), collectPatches(r.tools)],
     };
+    return [reply, [trees]];
   } catch (e) {
-    return { id: job.id, ok: false, error: encodeError(e) };
+    return [{ id: job.id, ok: false, error: encodeError(e) }, []];
   }
 }
 
 parentPort!.on('message', (job: JobMessage) => {
-  parentPort!.postMessage(run(job));
+  const [reply, transfer] = run(job);
+  parentPort!.postMessage(reply, transfer);
 });
