@@ -107,7 +107,8 @@ def join(before, body, after):
 
 MALFORMED = {
     "llama3_json": [("invalid_json", '{"name": "get_weather", "parameters": {"city": }}'), ("back_to_back", '{"name": "get_weather", "parameters": {"city": "Paris"}}{"name": "get_time", "parameters": {"tz": "UTC"}}'),
-                    ("python_tag", '<|python_tag|>{"name": "get_weather", "parameters": {"city": "Paris"}}'), ("prose_braces", "Use {x} in the set.")],
+                    ("python_tag", '<|python_tag|>{"name": "get_weather", "parameters": {"city": "Paris"}}'), ("prose_braces", "Use {x} in the set."),
+                    ("brace_then_call", 'Use {x}. {"name": "get_weather", "parameters": {"city": "Paris"}}')],
     "pythonic": [("not_a_list", "get_weather(city='Paris')"), ("positional", "[get_weather('Paris')]"), ("json_literals", "[search(exact=true, note=null)]")],
     "mistral": [("invalid_json", '[TOOL_CALLS]get_weather{"city": }'), ("args_marker", '[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}')],
     "mistral_pre_v11": [("invalid_json", '[TOOL_CALLS] [{"name": "get_weather", "arguments": {"city": }}]'), ("string_arguments", '[TOOL_CALLS] [{"name": "get_weather", "arguments": "{\\"city\\": \\"Paris\\"}"}]')],
@@ -115,7 +116,8 @@ MALFORMED = {
     "internlm": [("python_repr", "<|action_start|><|plugin|>\n{\"name\": \"search\", \"arguments\": {'query': 'q', 'exact': True, 'note': None}}<|action_end|>")],
     "kimi_k2": [("invalid_json", '<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"city": <|tool_call_end|><|tool_calls_section_end|>'),
                 ("no_section_end", '<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"city": "Paris"}<|tool_call_end|>')],
-    "glm45": [("no_end", "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n")],
+    "glm45": [("no_end", "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n"),
+              ("unknown_tool", "<tool_call>get_news\n<arg_key>topic</arg_key>\n<arg_value>ai</arg_value>\n</tool_call>")],
     "minimax_m2": [("single_quotes", "<minimax:tool_call>\n<invoke name='get_weather'>\n<parameter name='city'>Paris</parameter>\n</invoke>\n</minimax:tool_call>")],
     "phi4_mini_json": [("bracket_in_args", 'functools[{"name": "search", "arguments": {"query": "a]b", "tags": ["x", "y"]}}]'), ("invalid_json", 'functools[{"name": "get_weather", "arguments": {"city": }}]')],
     "hunyuan_a13b": [("deep_nesting", '<tool_calls>[{"name": "search", "arguments": {"filters": {"a": {"b": {"c": 1}}}}}]</tool_calls>'), ("invalid_json", '<tool_calls>[{"name": "x", "arguments": {]</tool_calls>')],

@@ -39,6 +39,8 @@ add(['glm45', 'glm47', 'kimi_k2', 'minimax_m2', 'pythonic', 'llama4_pythonic', '
 add(['seed_oss', 'minimax_m2'], 'escapes', [STRIP[0], calls(ESCAPES)]);
 add(['seed_oss', 'minimax_m2'], 'indented_code', [STRIP[0], calls(INDENTED)]);
 add(['llama3_json', 'llama4_json'], 'back_to_back', ['vLLM makes back-to-back calls `{..}{..}` (as the Llama 4 JSON template renders them) plain content; both are calls', calls(WEATHER, TIME)]);
+add(['llama3_json', 'llama4_json'], 'brace_then_call', ['vLLM makes the whole output content when any `{` is not a call, hiding the call', { content: 'Use {x}.', calls: [WEATHER] }]);
+add(['glm45', 'glm47'], 'unknown_tool', ['vLLM silently drops a call whose name is not among the tools (and its text)', calls(['get_news', '{"topic": "ai"}'])]);
 add(['kimi_k2', 'mistral'], 'invalid_json', ['vLLM passes malformed arguments on as an invalid JSON string; the call has no arguments', calls(['get_weather', ''])]);
 
 Object.assign(table.functiongemma!, {
