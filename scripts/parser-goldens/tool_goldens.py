@@ -32,6 +32,20 @@ def call_record(tc):
     return {"name": fn.name, "arguments": fn.arguments}
 
 
+def fold(d, calls):
+    """Fold one DeltaMessage into `calls` as an OpenAI client does; returns its content."""
+    if d is None:
+        return ""
+    for tc in d.tool_calls or []:
+        slot = calls.setdefault(tc.index, {"name": "", "arguments": ""})
+        if tc.function is not None:
+            if tc.function.name:
+                slot["name"] = tc.function.name
+            if tc.function.arguments:
+                slot["arguments"] += tc.function.arguments
+    return d.content or ""
+
+
 def run_streaming(make_parser, text, req, n, k, vocab):
     parser = make_parser()
     toks = tokens(text, n, vocab)
@@ -44,29 +58,11 @@ def run_streaming(make_parser, text, req, n, k, vocab):
         delta_ids = [x for _, x in group]
         cur_text, cur_ids = prev_text + delta_text, prev_ids + delta_ids
         d = parser.extract_tool_calls_streaming(prev_text, cur_text, delta_text, prev_ids, cur_ids, delta_ids, req)
-        if d is not None:
-            if d.content:
-                content += d.content
-            for tc in d.tool_calls or []:
-                slot = calls.setdefault(tc.index, {"name": "", "arguments": ""})
-                if tc.function is not None:
-                    if tc.function.name:
-                        slot["name"] = tc.function.name
-                    if tc.function.arguments:
-                        slot["arguments"] += tc.function.arguments
+        content += fold(d, calls)
         prev_text, prev_ids = cur_text, cur_ids
     fin = getattr(parser, "finish_streaming", None)
     if fin is not None:
-        d = fin()
-        if d is not None and d.content:
-            content += d.content
-        for tc in (d.tool_calls or []) if d is not None else []:
-            slot = calls.setdefault(tc.index, {"name": "", "arguments": ""})
-            if tc.function is not None:
-                if tc.function.name:
-                    slot["name"] = tc.function.name
-                if tc.function.arguments:
-                    slot["arguments"] += tc.function.arguments
+        content += fold(fin(), calls)
     return {"content": content or None, "tool_calls": [calls[i] for i in sorted(calls)]}
 
 

@@ -4,19 +4,9 @@
  * both falsy; a `<think>` in content opens reasoning again; `<tool_call>`
  * ends reasoning implicitly. Trailing reasoning whitespace is dropped.
  */
-import { IdentityMachine, TagReasoningMachine, thinkingKwarg } from './machine';
+import { IdentityMachine, TagReasoningMachine, engineTags, thinkingKwarg } from './machine';
 import type { ReasoningOptions } from './types';
 
-export const glm45 = (o: ReasoningOptions) =>
-  thinkingKwarg(o) === false
-    ? new IdentityMachine(o)
-    : new TagReasoningMachine(o, {
-        start: '<think>',
-        end: '</think>',
-        initial: 'reasoning',
-        startInReasoning: 'drop',
-        startInContent: 'open',
-        endInContent: 'drop',
-        implicitEnd: ['<tool_call>'],
-        stripTrailingReasoningWs: true,
-      });
+const FORMAT = engineTags('<think>', '</think>', '<tool_call>', { stripTrailingReasoningWs: true, reopenInContent: true });
+
+export const glm45 = (o: ReasoningOptions) => (thinkingKwarg(o) === false ? new IdentityMachine(o) : new TagReasoningMachine(o, FORMAT));

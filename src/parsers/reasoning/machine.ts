@@ -205,3 +205,27 @@ export function pyTruthy(v: unknown): boolean {
   if (typeof v === 'object') return Object.keys(v as object).length > 0;
   return true;
 }
+
+/**
+ * The tag rules of vLLM's parser engine (qwen3, seed_oss, glm45, kimi_k2,
+ * minimax_m2): reasoning from the first character, start tags inside
+ * reasoning and end tags in content dropped, the format's tool-call start
+ * tag ending reasoning implicitly (it stays in the content).
+ */
+export function engineTags(
+  start: string,
+  end: string,
+  toolStart: string,
+  o: { stripTrailingReasoningWs: boolean; reopenInContent?: boolean },
+): TagFormat {
+  return {
+    start,
+    end,
+    initial: 'reasoning',
+    startInReasoning: 'drop',
+    startInContent: o.reopenInContent ? 'open' : 'text',
+    endInContent: 'drop',
+    implicitEnd: [toolStart],
+    stripTrailingReasoningWs: o.stripTrailingReasoningWs,
+  };
+}

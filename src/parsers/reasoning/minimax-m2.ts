@@ -5,20 +5,11 @@
  * `minimax_m2_append_think`: no split at all; the content is `<think>` +
  * the output, so clients that render think tags see a balanced block.
  */
-import { ReasoningMachine, TagReasoningMachine } from './machine';
+import { ReasoningMachine, TagReasoningMachine, engineTags } from './machine';
 import type { ReasoningOptions } from './types';
 
 export const minimaxM2 = (o: ReasoningOptions) =>
-  new TagReasoningMachine(o, {
-    start: '<think>',
-    end: '</think>',
-    initial: 'reasoning',
-    startInReasoning: 'drop',
-    startInContent: 'text',
-    endInContent: 'drop',
-    implicitEnd: ['<minimax:tool_call>'],
-    stripTrailingReasoningWs: true,
-  });
+  new TagReasoningMachine(o, engineTags('<think>', '</think>', '<minimax:tool_call>', { stripTrailingReasoningWs: true }));
 
 class AppendThink extends ReasoningMachine {
   private started = false;

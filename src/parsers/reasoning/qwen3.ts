@@ -8,22 +8,9 @@
  * content. With thinking disabled the output is content, unchanged.
  * Reasoning whitespace is kept as written.
  */
-import { IdentityMachine, TagReasoningMachine, pyTruthy } from './machine';
+import { IdentityMachine, TagReasoningMachine, engineTags, pyTruthy } from './machine';
 import type { TagFormat } from './machine';
 import type { ReasoningOptions } from './types';
-
-function engineTags(start: string, end: string, toolStart: string): TagFormat {
-  return {
-    start,
-    end,
-    initial: 'reasoning',
-    startInReasoning: 'drop',
-    startInContent: 'text',
-    endInContent: 'drop',
-    implicitEnd: [toolStart],
-    stripTrailingReasoningWs: false,
-  };
-}
 
 function qwenStyle(o: ReasoningOptions, f: TagFormat) {
   const kw = o.chatTemplateKwargs ?? {};
@@ -32,8 +19,8 @@ function qwenStyle(o: ReasoningOptions, f: TagFormat) {
   return enabled ? new TagReasoningMachine(o, f) : new IdentityMachine(o);
 }
 
-export const QWEN3_FORMAT = engineTags('<think>', '</think>', '<tool_call>');
-export const SEED_OSS_FORMAT = engineTags('<seed:think>', '</seed:think>', '<seed:tool_call>');
+export const QWEN3_FORMAT = engineTags('<think>', '</think>', '<tool_call>', { stripTrailingReasoningWs: false });
+export const SEED_OSS_FORMAT = engineTags('<seed:think>', '</seed:think>', '<seed:tool_call>', { stripTrailingReasoningWs: false });
 
 export const qwen3 = (o: ReasoningOptions) => qwenStyle(o, QWEN3_FORMAT);
 export const seedOss = (o: ReasoningOptions) => qwenStyle(o, SEED_OSS_FORMAT);
