@@ -95,6 +95,12 @@ def render(fmt, calls):
         return "[" + ", ".join(j(n, a) for n, a in calls) + "]"
     if fmt == "functiongemma":
         return "".join(f"<start_function_call>call:{n}{{" + ",".join(f"{k}:{fg_value(v)}" for k, v in args_of(a).items()) + "}<end_function_call>" for n, a in calls)
+    if fmt == "hermes":
+        return "\n".join(f"<tool_call>\n{j(n, a)}\n</tool_call>" for n, a in calls)
+    if fmt == "longcat":
+        return "\n".join(f"<longcat_tool_call>\n{j(n, a)}\n</longcat_tool_call>" for n, a in calls)
+    if fmt == "lfm2":
+        return "<|tool_call_start|>" + render("pythonic", calls) + "<|tool_call_end|>"
     if fmt == "seed_oss":
         return "".join(f"<seed:tool_call>\n<function={n}>\n" + "".join(f"<parameter={k}>\n{xml_value(v)}\n</parameter>\n" for k, v in args_of(a).items()) + "</function>\n</seed:tool_call>" for n, a in calls)
     raise KeyError(fmt)
@@ -135,6 +141,7 @@ PARSERS = {
     "glm45": "glm45", "glm47": "glm45", "minimax_m2": "minimax_m2", "phi4_mini_json": "phi4_mini_json",
     "hunyuan_a13b": "hunyuan_a13b", "jamba": "jamba", "xlam": "xlam", "functiongemma": "functiongemma",
     "seed_oss": "seed_oss",
+    "granite4": "hermes", "ernie45": "hermes", "longcat": "longcat", "lfm2": "lfm2",
 }
 
 

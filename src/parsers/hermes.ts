@@ -12,33 +12,40 @@ import { tryLoads } from './pyvalue';
 import { TextMachine } from './machine';
 import type { ParseOptions } from './types';
 
-const START = '<tool_call>';
-const END = '</tool_call>';
+/** The wrapper tags: Hermes's, or LongCat's `<longcat_tool_call>`. */
+export interface JsonBlockTags {
+  start: string;
+  end: string;
+}
+const HERMES_TAGS: JsonBlockTags = { start: '<tool_call>', end: '</tool_call>' };
 
 export class HermesParser extends TextMachine {
   private inBlock = false;
   private scanPos = 0;
 
-  constructor(opts: ParseOptions) {
+  constructor(
+    opts: ParseOptions,
+    private readonly tags: JsonBlockTags = HERMES_TAGS,
+  ) {
     super(opts, 'verbatim', chatcmplToolId);
   }
 
   protected step(): boolean {
     if (!this.inBlock) {
-      if (this.scanContent([START]) === null) return false;
+      if (this.scanContent([this.tags.start]) === null) return false;
       this.inBlock = true;
       this.scanPos = 0;
       return true;
     }
-    const { index, next } = this.findFrom(END, this.scanPos);
+    const { index, next } = this.findFrom(this.tags.end, this.scanPos);
     this.scanPos = next;
     if (index < 0 && !this.eof) return false;
     const body = index < 0 ? this.take(this.buf.length) : this.take(index);
-    if (index >= 0) this.take(END.length);
+    if (index >= 0) this.take(this.tags.end.length);
     this.inBlock = false;
     const call = parseBlock(body);
     if (!call) {
-      this.content.text(START + body + (index >= 0 ? END : ''));
+      this.content.text(this.tags.start + body + (index >= 0 ? this.tags.end : ''));
       return true;
     }
     this.content.callStart();

@@ -20,7 +20,7 @@ import { MinimaxM2Parser } from './minimax-m2';
 import { mistral } from './mistral';
 import { openai } from './openai';
 import { phi4MiniJson } from './phi4mini';
-import { llama4Pythonic, olmo3, pythonic } from './pythonic';
+import { lfm2, llama4Pythonic, olmo3, pythonic } from './pythonic';
 import { xlam } from './xlam';
 import { ToolParseError } from './types';
 import type { ParseOptions, ParseResult, StreamingToolParser } from './types';
@@ -81,6 +81,11 @@ const FACTORIES: Record<string, (opts: ParseOptions) => TextMachine> = {
   jamba,
   xlam,
   openai,
+  lfm2,
+  // Hermes-style JSON blocks under other names.
+  granite4: (o) => new HermesParser(o),
+  ernie45: (o) => new HermesParser(o),
+  longcat: (o) => new HermesParser(o, { start: '<longcat_tool_call>', end: '</longcat_tool_call>' }),
 };
 
 export const TOOL_PARSERS: readonly string[] = Object.freeze(Object.keys(FACTORIES));

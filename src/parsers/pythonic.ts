@@ -128,3 +128,7 @@ function readOlmoCalls(buf: string, eof: boolean): { consumed: number; calls: Js
 
 export const olmo3 = (o: ParseOptions) =>
   new JsonCallsParser(o, { starts: ['<function_calls>'], ends: [OLMO_END], readBody: readOlmoCalls }, chatcmplToolId);
+
+/** LFM2 (`lfm2`): a pythonic list between `<|tool_call_start|>` and `<|tool_call_end|>`. */
+export const lfm2 = (o: ParseOptions) =>
+  new JsonCallsParser(o, { starts: ['<|tool_call_start|>'], ends: ['<|tool_call_end|>'], readBody: readPythonicList }, chatcmplToolId);

@@ -33,9 +33,11 @@ const add = (modes: string[], id: string, dev: [string, Expected]) => {
 };
 
 add(['functiongemma', 'glm45', 'glm47', 'hunyuan_a13b', 'internlm', 'jamba', 'kimi_k2', 'llama3_json', 'llama4_json', 'minimax_m2', 'mistral', 'mistral_pre_v11', 'phi4_mini_json', 'seed_oss', 'pythonic', 'llama4_pythonic', 'xlam', 'granite'], 'content_after', AFTER);
+add(['ernie45', 'longcat'], 'content_after', AFTER);
 add(['llama3_json', 'llama4_json', 'phi4_mini_json', 'granite'], 'content_before', BEFORE);
 add(['glm45', 'glm47', 'minimax_m2', 'seed_oss', 'functiongemma', 'kimi_k2', 'mistral'], 'cut_off', CUT);
-add(['glm45', 'glm47', 'kimi_k2', 'minimax_m2', 'pythonic', 'llama4_pythonic', 'functiongemma'], 'numbers', FLOAT);
+add(['glm45', 'glm47', 'kimi_k2', 'minimax_m2', 'pythonic', 'llama4_pythonic', 'lfm2', 'functiongemma'], 'numbers', FLOAT);
+add(['ernie45'], 'cut_off', ['vLLM returns neither calls nor content for a cut-off call; the text is content', content('<tool_call>\n{"name": "get_weather", "arguments": {"city": "Pa')]);
 add(['seed_oss', 'minimax_m2'], 'escapes', [STRIP[0], calls(ESCAPES)]);
 add(['seed_oss', 'minimax_m2'], 'indented_code', [STRIP[0], calls(INDENTED)]);
 add(['llama3_json', 'llama4_json'], 'back_to_back', ['vLLM makes back-to-back calls `{..}{..}` (as the Llama 4 JSON template renders them) plain content; both are calls', calls(WEATHER, TIME)]);
