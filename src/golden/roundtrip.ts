@@ -229,9 +229,9 @@ export function roundTripPairs(templatesDir: string): KnownPair[] {
   return [
   { name: 'gemma4 official v4', template: shared('gemma4__official_v4.jinja'), parser: 'gemma4', known: GEMMA, needsShared: true },
   { name: 'gemma4 vLLM example', template: shared('gemma4__vllm_example.jinja'), parser: 'gemma4', known: GEMMA, needsShared: true },
-  { name: 'qwen3-coder', template: shared('qwen3coder__vllm_example.jinja'), parser: 'qwen3_coder', known: SCHEMA_COERCION, needsShared: true },
-  { name: 'qwen3.6', template: shared('qwen3_6__official.jinja'), parser: 'qwen3_coder', known: SCHEMA_COERCION, needsShared: true },
-  { name: 'qwen3.5', template: shared('qwen3_5__official_think.jinja'), parser: 'qwen3_coder', known: SCHEMA_COERCION, needsShared: true },
+  { name: 'qwen3-coder', template: shared('qwen3coder__vllm_example.jinja'), parser: 'qwen3_coder', known: {}, needsShared: true },
+  { name: 'qwen3.6', template: shared('qwen3_6__official.jinja'), parser: 'qwen3_coder', known: {}, needsShared: true },
+  { name: 'qwen3.5', template: shared('qwen3_5__official_think.jinja'), parser: 'qwen3_coder', known: {}, needsShared: true },
   { name: 'hermes', template: shared('hermes__vllm_example.jinja'), parser: 'hermes', known: HERMES_EXAMPLE_MALFORMED, needsShared: true },
   { name: 'qwen3 (hermes format)', template: shared('qwen3__official.jinja'), parser: 'hermes', known: {}, needsShared: true },
   // vLLM's DeepSeek V3.2 example template renders the V3.1 wire format.

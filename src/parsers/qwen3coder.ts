@@ -16,7 +16,7 @@
  * JSON fragment per finished parameter.
  */
 import { callHexId } from './emitter';
-import { PyValue, pyJsonDumps } from '../protocol/pyjson';
+import { PyValue, makePyFloat, pyJsonDumps } from '../protocol/pyjson';
 import { TextMachine } from './machine';
 import { literalEval } from './pyliteral';
 import { intIfWhole, pyFloat, pyInt, tryLoads } from './pyvalue';
@@ -274,6 +274,8 @@ export function convertParamValue(value: string, name: string, props: Record<str
     const f = pyFloat(value);
     // Non-finite values cannot become ints; keep the text.
     if (f === null || !Number.isFinite(f)) return value;
+    // vLLM turns an integral float (`2.0`) into an int; the model's float is kept.
+    if (Number.isInteger(f) && /[.eE]/.test(value)) return makePyFloat(f);
     return intIfWhole(f);
   }
   if (['boolean', 'bool', 'binary'].includes(type)) return lower === 'true';

@@ -36,7 +36,7 @@ add(['functiongemma', 'glm45', 'glm47', 'hunyuan_a13b', 'internlm', 'jamba', 'ki
 add(['ernie45', 'longcat'], 'content_after', AFTER);
 add(['llama3_json', 'llama4_json', 'phi4_mini_json', 'granite'], 'content_before', BEFORE);
 add(['glm45', 'glm47', 'minimax_m2', 'seed_oss', 'functiongemma', 'kimi_k2', 'mistral'], 'cut_off', CUT);
-add(['glm45', 'glm47', 'kimi_k2', 'minimax_m2', 'pythonic', 'llama4_pythonic', 'lfm2', 'functiongemma'], 'numbers', FLOAT);
+add(['glm45', 'glm47', 'kimi_k2', 'minimax_m2', 'seed_oss', 'pythonic', 'llama4_pythonic', 'lfm2', 'functiongemma'], 'numbers', FLOAT);
 add(['ernie45'], 'cut_off', ['vLLM returns neither calls nor content for a cut-off call; the text is content', content('<tool_call>\n{"name": "get_weather", "arguments": {"city": "Pa')]);
 add(['seed_oss', 'minimax_m2'], 'escapes', [STRIP[0], calls(ESCAPES)]);
 add(['seed_oss', 'minimax_m2'], 'indented_code', [STRIP[0], calls(INDENTED)]);
