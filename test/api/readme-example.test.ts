@@ -2,14 +2,14 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { expect, it } from 'vitest';
-import { parseToolCalls, renderChat, type ChatFunctionTool, type ChatMessage } from '../../src';
+import { parseToolCalls, renderChat, type ChatMessage, type ChatTool } from '../../src';
 import { goldenDirs } from '../../src/golden/suite';
 
 const templatePath = path.join(goldenDirs().templates, 'gemma4__official_v4.jinja');
 
 it.skipIf(!fs.existsSync(templatePath))('README Gemma 4 tool loop', () => {
   // declared exactly as in the README (test/api/types.test.ts type-checks the README itself)
-  const tools: ChatFunctionTool[] = [{ type: 'function', function: {
+  const tools: ChatTool[] = [{ type: 'function', function: {
     name: 'terminal', description: 'Run a shell command',
     parameters: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] },
   } }];

@@ -1,7 +1,7 @@
 // Type-checked by test/api/types.test.ts (tsc --strict): the official openai
 // package's request types are accepted by renderChat as they are.
 import type OpenAI from 'openai';
-import { renderChat, renderChatAsync, type ChatRequest, type ChatTool } from 'node-vllm-cpp';
+import { parseToolCalls, createStreamingToolParser, renderChat, renderChatAsync, type ChatRequest, type ChatTool } from 'node-vllm-cpp';
 
 const tools: OpenAI.Chat.ChatCompletionTool[] = [
   {
@@ -43,3 +43,7 @@ const ours: ChatRequest = { messages, tools };
 const ourTools: ChatTool[] = tools;
 renderChat(ours, { template: '' });
 void ourTools;
+
+// the same openai tools go to the parsers, and so do ours
+parseToolCalls('', { parser: 'hermes', tools });
+createStreamingToolParser({ parser: 'gemma4', tools: ourTools });
