@@ -65,6 +65,15 @@ Limbs sub_mag(const Limbs& a, const Limbs& b) {
   return r;
 }
 
+// Adds `carry` into r from limb k upwards (r must have room for it).
+void propagate_carry(uint32_t* r, size_t k, uint64_t carry) {
+  for (; carry; ++k) {
+    uint64_t t = uint64_t(r[k]) + carry;
+    r[k] = uint32_t(t);
+    carry = t >> 32;
+  }
+}
+
 // r[0..] += a * b (schoolbook); r must hold a.size() + b.size() limbs.
 void mul_into(uint32_t* r, const uint32_t* a, size_t na, const uint32_t* b, size_t nb) {
   for (size_t i = 0; i < na; ++i) {
@@ -75,11 +84,7 @@ void mul_into(uint32_t* r, const uint32_t* a, size_t na, const uint32_t* b, size
       r[i + j] = uint32_t(t);
       carry = t >> 32;
     }
-    for (size_t k = i + nb; carry; ++k) {
-      uint64_t t = uint64_t(r[k]) + carry;
-      r[k] = uint32_t(t);
-      carry = t >> 32;
-    }
+    propagate_carry(r, i + nb, carry);
   }
 }
 
@@ -94,11 +99,7 @@ void add_at(Limbs& a, const Limbs& b, size_t at) {
     a[at + i] = uint32_t(t);
     carry = t >> 32;
   }
-  for (size_t k = at + i; carry; ++k) {
-    uint64_t t = uint64_t(a[k]) + carry;
-    a[k] = uint32_t(t);
-    carry = t >> 32;
-  }
+  propagate_carry(a.data(), at + i, carry);
 }
 
 Limbs mul_mag(const Limbs& a, const Limbs& b);

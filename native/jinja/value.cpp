@@ -20,6 +20,15 @@ StrData::StrData(std::string s) : utf8(std::move(s)) {
 }
 
 ListData::~ListData() { mem_release(mem); }
+DictData::DictData(const DictData& other) : entries_(other.entries_), depth_(other.depth_) {
+  if (other.index_) build_index();
+}
+void DictData::reserve(size_t n) { entries_.reserve(n); }
+void DictData::clear() {
+  index_.reset();
+  entries_.clear();
+  depth_ = 1;
+}
 DictData::~DictData() { mem_release(mem_); }
 void DictData::charge() const {
   if (mem_.render == 0) mem_ = mem_acquire(sizeof(DictData) + entries_.capacity() * sizeof(entries_[0]));

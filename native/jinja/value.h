@@ -112,6 +112,71 @@ struct UndefinedData {
   }
 };
 
+struct ListData;
+class DictData;
+struct FunctionData;
+class Object;
+
+// Declared before the containers that hold Values, so that they (and the
+// standard library's C++20 constexpr containers) see a complete Value.
+class Value {
+ public:
+  Value() : kind_(Kind::Undefined) { num_.i = 0; }  // a plain undefined
+
+  static Value undefined(std::string hint, std::string error_type = "UndefinedError");
+  // The undefined for a missing dict attribute (see UndefinedData).
+  static Value missing_dict_key(std::string_view key);
+  static Value none() { Value v; v.kind_ = Kind::None; return v; }
+  static Value boolean(bool b) { Value v; v.kind_ = Kind::Bool; v.num_.b = b; return v; }
+  static Value integer(int64_t i) { Value v; v.kind_ = Kind::Int; v.num_.i = i; return v; }
+  static Value big_integer(BigIntData data);  // normalises to Int when it fits
+  static Value floating(double f) { Value v; v.kind_ = Kind::Float; v.num_.f = f; return v; }
+  static Value string(std::string utf8);
+  static Value string(std::shared_ptr<const StrData> data);
+  static Value list(std::vector<Value> items);
+  static Value tuple(std::vector<Value> items);
+  // A list whose ListData was allocated by the caller (the JSON parser takes
+  // it from its arena); sets the nesting depth like list().
+  static Value list_from(std::shared_ptr<ListData> data);
+  static Value dict(std::shared_ptr<const DictData> data);
+  static Value function(std::shared_ptr<const FunctionData> fn);
+  static Value object(std::shared_ptr<Object> obj);
+
+  Kind kind() const { return kind_; }
+  bool is_undefined() const { return kind_ == Kind::Undefined; }
+  bool is_none() const { return kind_ == Kind::None; }
+  bool is_str() const { return kind_ == Kind::Str; }
+  bool is_int() const { return kind_ == Kind::Int || kind_ == Kind::BigInt; }  // excludes bool
+  bool is_number() const { return kind_ == Kind::Int || kind_ == Kind::BigInt || kind_ == Kind::Float || kind_ == Kind::Bool; }
+  bool is_sequence_like() const { return kind_ == Kind::List || kind_ == Kind::Tuple; }
+
+  bool as_bool() const { return num_.b; }
+  int64_t as_int() const { return num_.i; }
+  double as_float() const { return num_.f; }
+  const BigIntData& as_bigint() const { return *static_cast<const BigIntData*>(ptr_.get()); }
+  const StrData& str_data() const { return *static_cast<const StrData*>(ptr_.get()); }
+  const std::string& as_str() const { return str_data().utf8; }
+  const std::vector<Value>& items() const;  // List/Tuple
+  const DictData& as_dict() const;
+  const FunctionData& as_function() const;
+  Object& as_object() const;
+  const UndefinedData* undefined_data() const { return static_cast<const UndefinedData*>(ptr_.get()); }  // may be null
+
+  std::shared_ptr<const StrData> str_ptr() const { return std::static_pointer_cast<const StrData>(ptr_); }
+  std::shared_ptr<const DictData> dict_ptr() const;
+  // Identity of heap values (for `is sameas` and cycle checks).
+  const void* identity() const { return ptr_.get(); }
+
+ private:
+  Kind kind_;
+  union {
+    bool b;
+    int64_t i;
+    double f;
+  } num_;
+  std::shared_ptr<const void> ptr_;
+};
+
 // Containers may nest at most this deep (JSON input, repr and json.dumps use
 // the same bound). Values are destroyed recursively, so an unbounded chain
 // built by a template loop ({% set ns.x = [ns.x] %}) would overflow the stack.
@@ -132,7 +197,9 @@ class DictData {
   using Entries = std::vector<std::pair<Value, Value>, PoolAllocator<std::pair<Value, Value>>>;
 
   DictData() = default;
-  DictData(const DictData& other) : entries_(other.entries_), depth_(other.depth_) { if (other.index_) build_index(); }
+  // Out of line (value.cpp): copying the entries needs the complete Value,
+  // which some standard libraries instantiate eagerly in C++20.
+  DictData(const DictData& other);
   DictData& operator=(const DictData&) = delete;
   ~DictData();
   // Charges the entries against the render's memory budget (Value::dict).
@@ -144,13 +211,9 @@ class DictData {
   size_t size() const { return entries_.size(); }
   size_t depth() const { return depth_; }  // 1 + deepest nested container among values
   const Entries& entries() const { return entries_; }
-  void reserve(size_t n) { entries_.reserve(n); }
+  void reserve(size_t n);
   // Empties the dict (the index first: it points into the entries' keys).
-  void clear() {
-    index_.reset();
-    entries_.clear();
-    depth_ = 1;
-  }
+  void clear();
 
  private:
   Entries entries_;
@@ -215,63 +278,12 @@ size_t nesting_depth(const Value& v);
 // values would exceed kMaxNesting.
 void check_nesting(size_t child_depth);
 
-class Value {
- public:
-  Value() : kind_(Kind::Undefined) { num_.i = 0; }  // a plain undefined
 
-  static Value undefined(std::string hint, std::string error_type = "UndefinedError");
-  // The undefined for a missing dict attribute (see UndefinedData).
-  static Value missing_dict_key(std::string_view key);
-  static Value none() { Value v; v.kind_ = Kind::None; return v; }
-  static Value boolean(bool b) { Value v; v.kind_ = Kind::Bool; v.num_.b = b; return v; }
-  static Value integer(int64_t i) { Value v; v.kind_ = Kind::Int; v.num_.i = i; return v; }
-  static Value big_integer(BigIntData data);  // normalises to Int when it fits
-  static Value floating(double f) { Value v; v.kind_ = Kind::Float; v.num_.f = f; return v; }
-  static Value string(std::string utf8);
-  static Value string(std::shared_ptr<const StrData> data);
-  static Value list(std::vector<Value> items);
-  static Value tuple(std::vector<Value> items);
-  // A list whose ListData was allocated by the caller (the JSON parser takes
-  // it from its arena); sets the nesting depth like list().
-  static Value list_from(std::shared_ptr<ListData> data);
-  static Value dict(std::shared_ptr<const DictData> data);
-  static Value function(std::shared_ptr<const FunctionData> fn);
-  static Value object(std::shared_ptr<Object> obj);
-
-  Kind kind() const { return kind_; }
-  bool is_undefined() const { return kind_ == Kind::Undefined; }
-  bool is_none() const { return kind_ == Kind::None; }
-  bool is_str() const { return kind_ == Kind::Str; }
-  bool is_int() const { return kind_ == Kind::Int || kind_ == Kind::BigInt; }  // excludes bool
-  bool is_number() const { return kind_ == Kind::Int || kind_ == Kind::BigInt || kind_ == Kind::Float || kind_ == Kind::Bool; }
-  bool is_sequence_like() const { return kind_ == Kind::List || kind_ == Kind::Tuple; }
-
-  bool as_bool() const { return num_.b; }
-  int64_t as_int() const { return num_.i; }
-  double as_float() const { return num_.f; }
-  const BigIntData& as_bigint() const { return *static_cast<const BigIntData*>(ptr_.get()); }
-  const StrData& str_data() const { return *static_cast<const StrData*>(ptr_.get()); }
-  const std::string& as_str() const { return str_data().utf8; }
-  const std::vector<Value>& items() const { return static_cast<const ListData*>(ptr_.get())->items; }  // List/Tuple
-  const DictData& as_dict() const { return *static_cast<const DictData*>(ptr_.get()); }
-  const FunctionData& as_function() const { return *static_cast<const FunctionData*>(ptr_.get()); }
-  Object& as_object() const { return *static_cast<Object*>(const_cast<void*>(ptr_.get())); }
-  const UndefinedData* undefined_data() const { return static_cast<const UndefinedData*>(ptr_.get()); }  // may be null
-
-  std::shared_ptr<const StrData> str_ptr() const { return std::static_pointer_cast<const StrData>(ptr_); }
-  std::shared_ptr<const DictData> dict_ptr() const { return std::static_pointer_cast<const DictData>(ptr_); }
-  // Identity of heap values (for `is sameas` and cycle checks).
-  const void* identity() const { return ptr_.get(); }
-
- private:
-  Kind kind_;
-  union {
-    bool b;
-    int64_t i;
-    double f;
-  } num_;
-  std::shared_ptr<const void> ptr_;
-};
+inline const std::vector<Value>& Value::items() const { return static_cast<const ListData*>(ptr_.get())->items; }
+inline const DictData& Value::as_dict() const { return *static_cast<const DictData*>(ptr_.get()); }
+inline const FunctionData& Value::as_function() const { return *static_cast<const FunctionData*>(ptr_.get()); }
+inline Object& Value::as_object() const { return *static_cast<Object*>(const_cast<void*>(ptr_.get())); }
+inline std::shared_ptr<const DictData> Value::dict_ptr() const { return std::static_pointer_cast<const DictData>(ptr_); }
 
 // Broken-down local time used by strftime_now (the render's injectable clock).
 struct DateTime {
