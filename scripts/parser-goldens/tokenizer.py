@@ -34,6 +34,8 @@ MARKERS = [
     "<|steptml:tool_calls_begin|>",
     "<｜tool_calls_begin｜>", "<｜tool_calls_end｜>",
     "<|im_end|>", "<|endoftext|>", "<eos>", "<|end_of_text|>",
+    "<|tool_call>", "<tool_call|>", '<|"|>', "<|tool_response>", "<tool_response|>", "<|channel>", "<channel|>",
+    "<｜DSML｜function_calls>", "</｜DSML｜function_calls>", "<｜end▁of▁sentence｜>",
 ]
 
 

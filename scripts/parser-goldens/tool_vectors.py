@@ -95,6 +95,22 @@ def render(fmt, calls):
         return "[" + ", ".join(j(n, a) for n, a in calls) + "]"
     if fmt == "functiongemma":
         return "".join(f"<start_function_call>call:{n}{{" + ",".join(f"{k}:{fg_value(v)}" for k, v in args_of(a).items()) + "}<end_function_call>" for n, a in calls)
+    if fmt == "qwen3_coder":
+        return "\n".join(f"<tool_call>\n<function={n}>\n" + "".join(f"<parameter={k}>\n{xml_value(v)}\n</parameter>\n" for k, v in args_of(a).items()) + "</function>\n</tool_call>" for n, a in calls)
+    if fmt == "gemma4":
+        return "".join(f"<|tool_call>call:{n}{{" + ",".join(f"{k}:{fg_value(v)}" for k, v in args_of(a).items()) + "}<tool_call|>" for n, a in calls).replace("<escape>", '<|"|>')
+    if fmt == "deepseek_v3":
+        body = "\n".join(f"<｜tool▁call▁begin｜>function<｜tool▁sep｜>{n}\n```json\n{a}\n```<｜tool▁call▁end｜>" for n, a in calls)
+        return f"<｜tool▁calls▁begin｜>{body}<｜tool▁calls▁end｜>"
+    if fmt == "deepseek_v31":
+        body = "".join(f"<｜tool▁call▁begin｜>{n}<｜tool▁sep｜>{a}<｜tool▁call▁end｜>" for n, a in calls)
+        return f"<｜tool▁calls▁begin｜>{body}<｜tool▁calls▁end｜>"
+    if fmt == "dsml":
+        D = "｜DSML｜"
+        inv = "".join(f'<{D}invoke name="{n}">\n' + "".join(
+            f'<{D}parameter name="{k}" string="{"true" if isinstance(v, str) else "false"}">{xml_value(v)}</{D}parameter>\n'
+            for k, v in args_of(a).items()) + f"</{D}invoke>\n" for n, a in calls)
+        return f"<{D}function_calls>\n{inv}</{D}function_calls>"
     if fmt == "hermes":
         return "\n".join(f"<tool_call>\n{j(n, a)}\n</tool_call>" for n, a in calls)
     if fmt == "longcat":
@@ -141,6 +157,8 @@ PARSERS = {
     "glm45": "glm45", "glm47": "glm45", "minimax_m2": "minimax_m2", "phi4_mini_json": "phi4_mini_json",
     "hunyuan_a13b": "hunyuan_a13b", "jamba": "jamba", "xlam": "xlam", "functiongemma": "functiongemma",
     "seed_oss": "seed_oss",
+    "hermes": "hermes", "qwen3_coder": "qwen3_coder", "qwen3_xml": "qwen3_coder", "gemma4": "gemma4",
+    "deepseek_v3": "deepseek_v3", "deepseek_v31": "deepseek_v31", "deepseek_v32": "dsml",
     "granite4": "hermes", "ernie45": "hermes", "longcat": "longcat", "lfm2": "lfm2",
 }
 

@@ -33,13 +33,17 @@ const add = (modes: string[], id: string, dev: [string, Expected]) => {
 };
 
 add(['functiongemma', 'glm45', 'glm47', 'hunyuan_a13b', 'internlm', 'jamba', 'kimi_k2', 'llama3_json', 'llama4_json', 'minimax_m2', 'mistral', 'mistral_pre_v11', 'phi4_mini_json', 'seed_oss', 'pythonic', 'llama4_pythonic', 'xlam', 'granite'], 'content_after', AFTER);
-add(['ernie45', 'longcat'], 'content_after', AFTER);
+add(['ernie45', 'longcat', 'deepseek_v3', 'deepseek_v31', 'deepseek_v32', 'gemma4', 'hermes', 'qwen3_coder', 'qwen3_xml'], 'content_after', AFTER);
 add(['llama3_json', 'llama4_json', 'phi4_mini_json', 'granite'], 'content_before', BEFORE);
-add(['glm45', 'glm47', 'minimax_m2', 'seed_oss', 'functiongemma', 'kimi_k2', 'mistral'], 'cut_off', CUT);
-add(['glm45', 'glm47', 'kimi_k2', 'minimax_m2', 'seed_oss', 'pythonic', 'llama4_pythonic', 'lfm2', 'functiongemma'], 'numbers', FLOAT);
+add(['glm45', 'glm47', 'minimax_m2', 'seed_oss', 'functiongemma', 'kimi_k2', 'mistral', 'deepseek_v32', 'qwen3_coder', 'qwen3_xml'], 'cut_off', CUT);
+add(['gemma4'], 'cut_off', ['vLLM reports the cut-off value as if complete ("Pa"); the call keeps its name and no arguments', calls(['get_weather', ''])]);
+add(['deepseek_v3'], 'cut_off', ['vLLM returns neither calls nor content for a cut-off call; the text is content', content('<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{"city": "Pa')]);
+add(['deepseek_v31'], 'cut_off', ['vLLM returns neither calls nor content for a cut-off call; the text is content', content('<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{"city": "Pa')]);
+add(['gemma4'], 'nested', ['vLLM types bare values inside nested objects as strings ("depth": "2"); read as literals', calls(NESTED)]);
+add(['glm45', 'glm47', 'kimi_k2', 'minimax_m2', 'seed_oss', 'qwen3_coder', 'qwen3_xml', 'pythonic', 'llama4_pythonic', 'lfm2', 'functiongemma'], 'numbers', FLOAT);
 add(['ernie45'], 'cut_off', ['vLLM returns neither calls nor content for a cut-off call; the text is content', content('<tool_call>\n{"name": "get_weather", "arguments": {"city": "Pa')]);
-add(['seed_oss', 'minimax_m2'], 'escapes', [STRIP[0], calls(ESCAPES)]);
-add(['seed_oss', 'minimax_m2'], 'indented_code', [STRIP[0], calls(INDENTED)]);
+add(['seed_oss', 'qwen3_coder', 'qwen3_xml', 'minimax_m2'], 'escapes', [STRIP[0], calls(ESCAPES)]);
+add(['seed_oss', 'qwen3_coder', 'qwen3_xml', 'minimax_m2'], 'indented_code', [STRIP[0], calls(INDENTED)]);
 add(['llama3_json', 'llama4_json'], 'back_to_back', ['vLLM makes back-to-back calls `{..}{..}` (as the Llama 4 JSON template renders them) plain content; both are calls', calls(WEATHER, TIME)]);
 add(['llama3_json', 'llama4_json'], 'brace_then_call', ['vLLM makes the whole output content when any `{` is not a call, hiding the call', { content: 'Use {x}.', calls: [WEATHER] }]);
 add(['glm45', 'glm47'], 'unknown_tool', ['vLLM silently drops a call whose name is not among the tools (and its text)', calls(['get_news', '{"topic": "ai"}'])]);
