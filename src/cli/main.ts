@@ -79,6 +79,7 @@ const USAGE = `usage:
   node-vllm-cpp parse --tool-call-parser NAME [--tools tools.json] [--stream --chunk-size N] < output.txt
   node-vllm-cpp golden report [--backend embedded|vllm.cpp] [--cases DIR] [--expected DIR] [--templates DIR]
   node-vllm-cpp golden roundtrip [--templates DIR]
+  node-vllm-cpp serve --model DIR [--library LIBVLLM] [options]   OpenAI-compatible server (serve --help)
   node-vllm-cpp COMMAND --help
 
 PATH is a chat_template.jinja file, a tokenizer_config.json or a model directory.
