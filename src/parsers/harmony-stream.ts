@@ -63,7 +63,6 @@ export function parseHarmonyHeader(raw: string): HarmonyHeader {
 export class HarmonyStream {
   private buf = '';
   private state: 'outside' | 'header' | 'body' = 'outside';
-  private header = '';
 
   push(chunk: string, eof = false): HarmonyEvent[] {
     this.buf += chunk;
@@ -87,7 +86,6 @@ export class HarmonyStream {
         this.emitText(out, this.buf.slice(0, hit.index));
         this.buf = this.buf.slice(hit.index);
         this.state = 'header';
-        this.header = '';
         continue;
       }
       if (this.state === 'header') {

@@ -109,7 +109,9 @@ export class JsonCallsParser extends TextMachine {
   private emittedText = false;
   private heldSep = '';
   private heldPrefix = '';
-  private scanPos = 0;
+  /** Whether content was emitted since the last call (separators are only held right after one). */
+  private emittedSinceCall = false;
+  private bareTried = false;
 
   constructor(
     opts: ParseOptions,
@@ -146,8 +148,6 @@ export class JsonCallsParser extends TextMachine {
     this.content.text(s);
   }
 
-  private emittedSinceCall = false;
-  private bareTried = false;
 
   protected step(): boolean {
     switch (this.state) {
@@ -192,7 +192,6 @@ export class JsonCallsParser extends TextMachine {
     // A bare `{` stays in the buffer: it is the body's first character.
     this.pendingRaw = hit.token === '{' ? '' : this.take(hit.token.length);
     this.state = 'body';
-    this.scanPos = 0;
     return true;
   }
 
