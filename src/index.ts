@@ -59,7 +59,7 @@ export {
   REASONING_PARSERS,
   detectParsers,
 } from './parsers';
-export type { DetectedParsers, ReasoningDelta, ReasoningOptions, ReasoningResult, StreamingReasoningParser } from './parsers';
+export type { AnyTool, DetectedParsers, ReasoningDelta, ReasoningOptions, ReasoningResult, StreamingReasoningParser } from './parsers';
 export type {
   EndOptions,
   ParseResult,
