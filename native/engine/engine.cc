@@ -163,34 +163,45 @@ struct Event {
   bool cancelled = false;
 };
 
+// Runs on the JS thread. Raw N-API with every status ignored: while a worker
+// is being terminated JS can no longer run, calls fail without an exception
+// to fetch, and nothing here may throw. An exception the JS callback itself
+// throws stays pending and is reported as an uncaught exception, as for any
+// thread-safe function.
+void SetString(napi_env env, napi_value obj, const char* key, const std::string& value) {
+  napi_value v;
+  if (napi_create_string_utf8(env, value.data(), value.size(), &v) == napi_ok) napi_set_named_property(env, obj, key, v);
+}
+
+void SetNumber(napi_env env, napi_value obj, const char* key, double value) {
+  napi_value v;
+  if (napi_create_double(env, value, &v) == napi_ok) napi_set_named_property(env, obj, key, v);
+}
+
 void DeliverEvent(Napi::Env env, Napi::Function callback, Event* ev) {
   std::unique_ptr<Event> owned(ev);
   if (env == nullptr || callback.IsEmpty()) return;
-  try {
-    if (!ev->end) {
-      callback.Call({Napi::String::New(env, "delta"), Napi::String::New(env, ev->text)});
-      return;
-    }
-    Napi::Object o = Napi::Object::New(env);
-    o.Set("status", Napi::Number::New(env, ev->status));
-    o.Set("statusName", Napi::String::New(env, abi::StatusName(ev->status)));
-    o.Set("error", Napi::String::New(env, ev->error));
-    o.Set("cancelled", Napi::Boolean::New(env, ev->cancelled));
-    if (!ev->finish.empty()) o.Set("finishReason", Napi::String::New(env, ev->finish));
-    if (!ev->text.empty()) o.Set("text", Napi::String::New(env, ev->text));
-    if (ev->prompt_tokens >= 0) o.Set("promptTokens", Napi::Number::New(env, ev->prompt_tokens));
-    if (ev->completion_tokens >= 0) o.Set("completionTokens", Napi::Number::New(env, ev->completion_tokens));
-    callback.Call({Napi::String::New(env, "end"), o});
-  } catch (const Napi::Error& e) {
-    // A throwing JS callback is reported as JS reports an uncaught exception;
-    // while the environment shuts down nothing can be thrown, so nothing is.
-    try {
-      Napi::Value v = e.Value();
-      if (!v.IsEmpty()) napi_throw(env, v);
-    } catch (...) {
-    }
-  } catch (...) {
+  napi_env e = env;
+  napi_value kind, payload, undefined, result;
+  if (napi_get_undefined(e, &undefined) != napi_ok) return;
+  const char* kind_text = ev->end ? "end" : "delta";
+  if (napi_create_string_utf8(e, kind_text, NAPI_AUTO_LENGTH, &kind) != napi_ok) return;
+  if (!ev->end) {
+    if (napi_create_string_utf8(e, ev->text.data(), ev->text.size(), &payload) != napi_ok) return;
+  } else {
+    if (napi_create_object(e, &payload) != napi_ok) return;
+    SetNumber(e, payload, "status", ev->status);
+    SetString(e, payload, "statusName", abi::StatusName(ev->status));
+    SetString(e, payload, "error", ev->error);
+    napi_value cancelled;
+    if (napi_get_boolean(e, ev->cancelled, &cancelled) == napi_ok) napi_set_named_property(e, payload, "cancelled", cancelled);
+    if (!ev->finish.empty()) SetString(e, payload, "finishReason", ev->finish);
+    if (!ev->text.empty()) SetString(e, payload, "text", ev->text);
+    if (ev->prompt_tokens >= 0) SetNumber(e, payload, "promptTokens", ev->prompt_tokens);
+    if (ev->completion_tokens >= 0) SetNumber(e, payload, "completionTokens", ev->completion_tokens);
   }
+  napi_value args[2] = {kind, payload};
+  napi_call_function(e, undefined, callback, 2, args, &result);
 }
 
 enum class Kind { Chat, Submit, Complete };

@@ -28,7 +28,7 @@ fi
 napi_inc="$(cd "$root" && node -p "require('node-addon-api').include_dir")"
 san=(-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
 flags=(-std=c++20 -O1 -g -fPIC "${san[@]}" -fexceptions -frtti
-  -DNAPI_VERSION=8 -DNAPI_CPP_EXCEPTIONS -DNODE_ADDON_API_DISABLE_DEPRECATED
+  -DNAPI_VERSION=8 -DNAPI_CPP_EXCEPTIONS -DNODE_ADDON_API_DISABLE_DEPRECATED -DNODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS
   -I"$node_inc" -I"$root/$napi_inc" -I"$root/native")
 mkdir -p "$out/obj"
 # the same sources binding.gyp builds

@@ -200,6 +200,16 @@ export class Engine implements TextGenerator {
     }
   }
 
+  /** Whether the engine can take requests: loaded, not closed, not dead. */
+  get healthy(): boolean {
+    return !this.closed && this.native !== undefined && this.dead === undefined;
+  }
+
+  /** Why the engine died (libvllm's message), or undefined while it serves. */
+  get deathReason(): string | undefined {
+    return this.dead;
+  }
+
   /** Requests currently running inside the engine. */
   get activeRequests(): number {
     return this.native?.liveRequests() ?? 0;

@@ -311,7 +311,10 @@ describe('cancellation, concurrency, errors, close', () => {
     expect(first).toBeInstanceOf(EngineDeadError);
     expect(first.code).toBe('ERR_ENGINE_DEAD');
     await expect(e.complete('hello')).rejects.toBeInstanceOf(EngineDeadError);
+    expect(e.healthy).toBe(false);
+    expect(e.deathReason).toMatch(/engine core is dead/);
     await e.reload();
+    expect(e.healthy).toBe(true);
     expect((await e.complete('hello')).text).toBe('alive');
   });
 
