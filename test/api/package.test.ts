@@ -1,6 +1,7 @@
 /** The published entry points: CommonJS and the ES module facade expose the same API objects. */
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { expect, it } from 'vitest';
 
@@ -49,4 +50,27 @@ it('the README errors table lists every exported error class with its real code 
     expect(rows.get(name), `README errors table row for ${name}`).toEqual({ code: e.code, status: e.status });
   }
   expect([...rows.keys()].sort()).toEqual(classes.map(([n]) => n).sort());
+});
+
+it('the loader finds the installed package from code bundled outside it, or from NODE_VLLM_CPP_ROOT', () => {
+  // A stand-in for a bundle: the compiled modules copied out of the package,
+  // next to a node_modules that holds the package (and what it requires).
+  const app = fs.mkdtempSync(path.join(os.tmpdir(), 'nvc-bundle-'));
+  try {
+    fs.cpSync(path.join(root, 'dist', 'cjs'), path.join(app, 'bundle'), { recursive: true });
+    fs.mkdirSync(path.join(app, 'node_modules'));
+    for (const dep of ['node-gyp-build', 'zod']) fs.symlinkSync(path.join(root, 'node_modules', dep), path.join(app, 'node_modules', dep));
+    const script = `const m = require(${JSON.stringify(path.join(app, 'bundle', 'index.js'))});
+      try { m.renderChat({ messages: [{ role: 'user', content: 'hi' }] }, { template: '{{ messages[0].content }}' }); console.log('loaded'); }
+      catch (e) { console.log(e.code + ' ' + e.message); }`;
+    const run = (env: Record<string, string> = {}) =>
+      execFileSync(process.execPath, ['-e', script], { cwd: app, env: { ...process.env, NODE_VLLM_CPP_ROOT: '', ...env } }).toString().trim();
+    // not installed beside the bundle: a clear error naming the way out
+    expect(run()).toMatch(/^ERR_BACKEND node-vllm-cpp: cannot find the package directory .*--external:node-vllm-cpp.*NODE_VLLM_CPP_ROOT/);
+    expect(run({ NODE_VLLM_CPP_ROOT: root })).toBe('loaded');
+    fs.symlinkSync(root, path.join(app, 'node_modules', 'node-vllm-cpp'));
+    expect(run()).toBe('loaded');
+  } finally {
+    fs.rmSync(app, { recursive: true, force: true });
+  }
 });
