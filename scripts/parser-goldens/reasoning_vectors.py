@@ -52,7 +52,29 @@ def hunyuan_vectors():
     ]
 
 
+def gemma4_vectors():
+    O, C, T = "<|channel>", "<channel|>", "<|tool_call>call:f{}<tool_call|>"
+    return [
+        ("plain", "Hello there."),
+        ("empty", ""),
+        ("full", f"{O}thought\nI think.{C}The answer."),
+        ("no_opener", "thought\nI think.{C}The answer.".replace("{C}", C)),
+        ("unfinished", f"{O}thought\nstill thinking"),
+        ("only_name", f"{O}thought{C}hi"),
+        ("whitespace", f"{O}thought\n plan \n\n{C}\nanswer\n"),
+        ("tool_from_reasoning", f"{O}thought\nneed a tool\n{T}"),
+        ("tool_after", f"{O}thought\nplan{C}{T}"),
+        ("two_blocks", f"{O}thought\na{C}b{O}c{C}d"),
+        ("stray_close_at_start", f"{C}Answer."),
+        ("stray_close_inside", f"Answer{C} more"),
+        ("no_thought_name", f"{O}plain reasoning{C}x"),
+        ("unicode", f"{O}thought\ncafé 😀{C}日本語"),
+    ]
+
+
 def vectors_for(name: str):
+    if name == "gemma4":
+        return gemma4_vectors()
     if name == "granite":
         return granite_vectors()
     if name == "hunyuan_a13b":
@@ -83,4 +105,5 @@ RUNS = [
     ("hunyuan_a13b", None),
     ("olmo3", None),
     ("step3", None),
+    ("gemma4", None),
 ]

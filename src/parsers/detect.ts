@@ -14,7 +14,7 @@
  * `[func_name1(` (a pythonic example) pythonic · `<|python_tag|>`, or Llama 3 headers with a
  * `"parameters"` JSON example, llama3_json.
  *
- * Reasoning: `[THINK]` mistral · `<|channel|>` openai_gptoss · `<seed:think>` seed_oss ·
+ * Reasoning: `<|channel>` (Gemma 4) gemma4 · `[THINK]` mistral · `<|channel|>` openai_gptoss · `<seed:think>` seed_oss ·
  * with `<think>`: glm45 (`<arg_key>`), kimi_k2, minimax_m2, hunyuan_a13b (`<tool_calls>`),
  * deepseek_v3 (DeepSeek markers and a `thinking` switch: V3.1/V3.2), deepseek_r1 (DeepSeek
  * markers without one), qwen3 (ChatML `<|im_start|>`), else deepseek_r1.
@@ -53,6 +53,7 @@ const TOOL_RULES: Rule[] = [
 ];
 
 const REASONING_RULES: Rule[] = [
+  [has('<|channel>'), 'gemma4'],
   [has('[THINK]'), 'mistral'],
   [has('<|channel|>'), 'openai_gptoss'],
   [has('<seed:think>'), 'seed_oss'],

@@ -50,6 +50,8 @@ describe('promptEndsInReasoning', () => {
     check('plain answer', { parser: 'qwen3', promptEndsInReasoning: false }, { reasoning: null, content: 'plain answer' }));
   it('true: mistral output is reasoning until [/THINK]', () =>
     check('t[/THINK]c', { parser: 'mistral', promptEndsInReasoning: true }, { reasoning: 't', content: 'c' }));
+  it('true: gemma4 output is reasoning until <channel|>, the channel name dropped', () =>
+    check('thought\nplan<channel|>answer', { parser: 'gemma4', promptEndsInReasoning: true }, { reasoning: 'plan', content: 'answer' }));
   it('undefined: vLLM default (qwen3 starts in reasoning)', () =>
     check('plain answer', { parser: 'qwen3' }, { reasoning: 'plain answer', content: null }));
 });

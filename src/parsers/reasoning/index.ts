@@ -7,6 +7,7 @@
 import { ToolParseError } from '../types';
 import { deepseekR1 } from './deepseek-r1';
 import { deepseekV3 } from './deepseek-v3';
+import { Gemma4ReasoningMachine } from './gemma4';
 import { glm45 } from './glm45';
 import { GraniteMachine } from './granite';
 import { HunyuanMachine } from './hunyuan-a13b';
@@ -37,6 +38,7 @@ const FACTORIES: Record<string, (o: ReasoningOptions) => ReasoningMachine> = {
   olmo3: (o) => new Olmo3Machine(o),
   granite: (o) => new GraniteMachine(o),
   hunyuan_a13b: (o) => new HunyuanMachine(o),
+  gemma4: (o) => new Gemma4ReasoningMachine(o),
   openai_gptoss: (o) => new HarmonyReasoningMachine(o),
   // Aliases for the gpt-oss Harmony format.
   openai: (o) => new HarmonyReasoningMachine(o),
