@@ -502,7 +502,7 @@ class LoadWorker : public Napi::AsyncWorker {
 std::shared_ptr<const Library> OpenLibrary(Napi::Env env, const Napi::Value& path) {
   if (!path.IsString()) throw Napi::TypeError::New(env, "library path must be a string");
   try {
-    return LoadLibrary(path.As<Napi::String>().Utf8Value());
+    return OpenLibvllm(path.As<Napi::String>().Utf8Value());
   } catch (const LibraryError& e) {
     throw EngineFailure(env, "unavailable", e.what());
   }

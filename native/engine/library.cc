@@ -5,6 +5,9 @@
 #include <stdexcept>
 
 #if defined(_WIN32)
+#ifndef NOMINMAX
+#define NOMINMAX
+#endif
 #include <windows.h>
 #else
 #include <dlfcn.h>
@@ -61,7 +64,7 @@ std::map<std::string, std::shared_ptr<const Library>> g_loaded;
 
 }  // namespace
 
-std::shared_ptr<const Library> LoadLibrary(const std::string& path) {
+std::shared_ptr<const Library> OpenLibvllm(const std::string& path) {
   std::lock_guard<std::mutex> lock(g_mutex);
   if (auto it = g_loaded.find(path); it != g_loaded.end()) return it->second;
 

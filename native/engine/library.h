@@ -19,7 +19,7 @@ struct Library {
 
 // Loads (or returns the already-loaded) library at `path`. Throws
 // LibraryError with a message saying what is wrong and how to fix it.
-std::shared_ptr<const Library> LoadLibrary(const std::string& path);
+std::shared_ptr<const Library> OpenLibvllm(const std::string& path);
 
 struct LibraryError : std::runtime_error {
   using std::runtime_error::runtime_error;
