@@ -25,7 +25,7 @@ import { decodeUtf8Strict, Utf8DecodeError } from '../protocol/utf8';
 import { renderChat, type Backend, type ChatRequestInput, type RenderChatOptions } from '../render';
 import { packageRoot } from '../native/loader';
 import { PARSE_USAGE, runParse } from './parse';
-import { cmdServe } from './serve';
+import { cmdServe, SERVE_USAGE } from './serve';
 import { decodeJson, InputFileError, parseArgs, readBytes, readInput, readToolsFile, str, UsageError } from './args';
 import { goldenReport } from '../golden/report';
 import { goldenDirs } from '../golden/suite';
@@ -91,6 +91,7 @@ const COMMAND_USAGE: Record<string, string> = {
   example: EXAMPLE_USAGE,
   parse: PARSE_USAGE,
   golden: GOLDEN_USAGE,
+  serve: SERVE_USAGE,
 };
 
 export interface CliIO {
