@@ -8,8 +8,9 @@
 import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { renderChat, renderChatAsync, ToolArgumentsError, type RenderChatOptions, type RenderChatResult } from '../../src';
-import { renderPool } from '../../src/async';
+import { BackendError, compileTemplate, renderChat, renderChatAsync, ToolArgumentsError, type RenderChatOptions, type RenderChatResult } from '../../src';
+import { RenderPool, renderPool } from '../../src/async';
+import { WORKER_TEMPLATE_LIMIT } from '../../src/async/pool';
 import { compileEntry, goldenDirs, listTemplates, loadExpected, loadGoldenCases, type GoldenCase } from '../../src/golden/suite';
 import { parsePyJson, PyFloat, serializePyJson } from '../../src/protocol/pyjson';
 
@@ -120,6 +121,35 @@ describe('worker pool', () => {
     ] as [string, RenderChatOptions][]) {
       expectSame(await asyncOutcome(req, o), syncOutcome(req, o), `${req} ${JSON.stringify(o)}`);
     }
+  });
+
+  it('more compiled templates than a worker keeps: evicted ones are sent again', async () => {
+    const request = '{"messages":[{"role":"user","content":"x"}]}';
+    const compiled = Array.from({ length: WORKER_TEMPLATE_LIMIT + 6 }, (_, i) => compileTemplate(`T${i}:{{ messages[0].content }}`));
+    for (let round = 0; round < 2; round++) {
+      const prompts = await Promise.all(compiled.map((template) => renderChatAsync(request, { template })));
+      expect(prompts.map((p) => p.prompt)).toEqual(compiled.map((_, i) => `T${i}:x`));
+    }
+  });
+
+  it('without options.now, strftime_now reads the time of the call', async () => {
+    const opts: RenderChatOptions = { template: "{{ strftime_now('%Y-%m-%d') }}" };
+    const request = '{"messages":[{"role":"user","content":"x"}]}';
+    const before = renderChat(request, opts).prompt;
+    const a = (await renderChatAsync(request, opts)).prompt;
+    const after = renderChat(request, opts).prompt;
+    expect([before, after]).toContain(a);
+    expect(a).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+  });
+
+  it('a closed pool fails its pending requests with BackendError', async () => {
+    const pool = new RenderPool(1);
+    const p = pool.submit({ request: '{"messages":[{"role":"user","content":"x"}]}', options: { template: '{{ messages }}' } });
+    expect(p).toBeDefined();
+    const rejected = expect(p).rejects.toBeInstanceOf(BackendError);
+    await pool.close();
+    await rejected;
+    expect(pool.workers).toBe(0);
   });
 
   it('an idle pool does not keep the process alive', () => {
