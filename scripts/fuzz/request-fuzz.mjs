@@ -158,6 +158,13 @@ function check(text, mine, py) {
 }
 
 const oracle = spawn('python3', [path.join(here, 'pyjson_oracle.py')], { stdio: ['pipe', 'pipe', 'inherit'] });
+oracle.on('exit', (code, signal) => {
+  if (!finished) {
+    console.error(`request-fuzz: the Python oracle exited (${signal ?? code}) while ${pending.length} inputs were pending`);
+    process.exit(2);
+  }
+});
+let finished = false;
 const answers = readline.createInterface({ input: oracle.stdout });
 const pending = [];
 answers.on('line', (line) => pending.shift()(JSON.parse(line)));
@@ -174,6 +181,7 @@ while (Date.now() < deadline) {
     pipeline(batch[i]);
   }
 }
+finished = true;
 oracle.stdin.end();
 console.log(JSON.stringify({ target: 'request', execs, compared, findings, seed: opt('--seed', null) }));
 process.exit(findings ? 1 : 0);
