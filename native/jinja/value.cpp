@@ -284,7 +284,7 @@ MemToken mem_acquire(size_t bytes) {
   if (bytes > st->limits.max_memory || st->live_bytes > st->limits.max_memory - bytes)
     memory_error(st->live_bytes, bytes, st->limits.max_memory);
   st->live_bytes += bytes;
-  st->charge(bytes / 16);
+  st->charge(bytes / 8);
   return {st->id, bytes};
 }
 

@@ -294,7 +294,7 @@ struct RenderLimits {
   size_t max_output_bytes = 256u << 20;  // rendered text
   size_t max_depth = 512;                // nested macro calls / recursive loops / expression depth
   uint64_t max_steps = 200'000'000;      // evaluation steps: nodes, loop iterations, calls, and work
-                                         // inside builtins (elements, 16-byte units of text, limbs)
+                                         // inside builtins (elements, 8-byte units of text, limbs)
   size_t max_collection = 10'000'000;    // elements produced by range(), string repetition, ...
   size_t max_memory = 256u << 20;        // bytes of strings, containers and output alive at once during a render
   uint64_t max_render_ms = 10'000;       // wall-clock time of one render
