@@ -16,14 +16,13 @@ import * as fs from 'node:fs';
 import { toRequestValue } from '../conversation';
 import { AbortError, RequestValidationError } from '../errors';
 import { compileTemplate, type CompiledTemplate } from '../native/embedded';
-import { createStreamingToolParser, TOOL_PARSERS } from '../parsers';
+import { createStreamingToolParser, detectParsers, TOOL_PARSERS } from '../parsers';
 import type { StreamDelta, ToolCallDelta, ToolShape } from '../parsers';
 import { createStreamingReasoningParser, REASONING_PARSERS } from '../parsers/reasoning';
 import type { ReasoningDelta, StreamingReasoningParser } from '../parsers/reasoning';
 import { pyJsonDumps, parsePyJson, serializePyJson } from '../protocol/pyjson';
 import { renderChatAsync, type RenderChatOptions } from '../render';
 import { loadTemplateFromPath } from '../templates/load';
-import { detectParsers } from './detect';
 import type { FinishReason, GenerateOptions, GenerationChunk, SamplingParams, TextGenerator, Usage } from './types';
 
 export interface ChatPipelineOptions {
