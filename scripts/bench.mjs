@@ -6,7 +6,7 @@
 // text vs object, pinned vLLM's whole path, minijinja, history scaling,
 // renderChatAsync's main-thread cost and event-loop delay under load).
 //
-//   node scripts/bench.mjs [--templates DIR] [--iterations N] [--duration S] [--rate R] [--only engine|pipeline|scaling|async]
+//   node scripts/bench.mjs [--templates DIR] [--iterations N] [--duration S] [--rate R] [--only engine,pipeline,scaling,async]
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -26,8 +26,8 @@ const opt = (k, d) => {
 };
 const templatesDir = opt('templates', process.env.NODE_VLLM_CPP_TEMPLATES ?? join(root, '..', 'shared', 'templates'));
 const iterations = Number(opt('iterations', '200'));
-const only = opt('only', undefined);
-const section = (name) => only === undefined || only === name;
+const only = opt('only', undefined)?.split(',');
+const section = (name) => only === undefined || only.includes(name);
 
 const TEMPLATES = [
   ['qwen3', 'qwen3__official.jinja'],
