@@ -120,7 +120,7 @@ export function caseTable(api, templatesDir, { targetMs = 60 } = {}) {
     jobs[c.name] = { template: src, context_json: built.contextJson, request_text: text, bos: '<bos>', eos: '<eos>', n: Math.max(10, Math.ceil(n / 4)) };
   }
   const results = {};
-  for (const mode of ['vllm', 'minijinja', 'jinja2']) {
+  for (const mode of Object.keys(jobs).length ? ['vllm', 'minijinja', 'jinja2'] : []) {
     if (py[mode].skip) {
       console.log(`${mode} column skipped: ${py[mode].skip}`);
       continue;
