@@ -1,7 +1,7 @@
 // Child processes of `npm run bench` for renderChatAsync (run with
 // NODE_VLLM_CPP_ASYNC_WORKERS set by the parent):
 //
-//   node async-child.mjs main-thread TEMPLATE REQUEST.json
+//   node async-child.mjs main-thread TEMPLATE REQUEST.json [text|object]
 //     main-thread cost per request: event-loop active time (ELU) over
 //     thousands of renderChatAsync calls kept 50 in flight, divided by the
 //     number of calls; prints one JSON line.
@@ -45,9 +45,10 @@ function optionsFor(templatePath) {
   return { template: api.compileTemplate(readFileSync(templatePath, 'utf8')), bosToken: '<bos>', eosToken: '<eos>', now: NOW };
 }
 
-async function mainThread(templatePath, requestPath) {
+async function mainThread(templatePath, requestPath, form = 'text') {
   const opts = optionsFor(templatePath);
-  const text = readFileSync(requestPath, 'utf8');
+  // the raw JSON text a server has, or the request as a JS object
+  const text = form === 'object' ? JSON.parse(readFileSync(requestPath, 'utf8')) : readFileSync(requestPath, 'utf8');
   const run = async (total) => {
     let next = 0;
     const lane = async () => {
@@ -139,6 +140,6 @@ function server(mode, templatePath, requestPath) {
   });
 }
 
-if (role === 'main-thread') await mainThread(args[0], args[1]);
+if (role === 'main-thread') await mainThread(args[0], args[1], args[2]);
 else if (role === 'server') server(args[0], args[1], args[2]);
 else throw new Error(`unknown role ${role}`);

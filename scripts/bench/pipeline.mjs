@@ -213,11 +213,13 @@ export async function asyncSection(templatesDir, { duration = 5, overallRate = 5
   writeFileSync(reqPath, body);
   console.log('\nrenderChatAsync, small Gemma 4 agent request as raw JSON text: main-thread CPU per request (6,000 calls, 50 in flight)');
   const pooled = child(['main-thread', file, reqPath], {});
+  const pooledObject = child(['main-thread', file, reqPath, 'object'], {});
   const here = child(['main-thread', file, reqPath], { NODE_VLLM_CPP_ASYNC_WORKERS: '0' });
   const ms = (v) => (v === undefined ? '-' : v.toFixed(3));
   console.log('                                        main-thread CPU ms/req   event-loop busy ms/req   wall ms/req');
   console.log(`renderChat (sync, for scale)             ${cell(ms(pooled.syncCpuMs), 22)}   ${cell(ms(pooled.syncWallMs), 22)}`);
   console.log(`renderChatAsync, worker pool             ${cell(ms(pooled.mainCpuMs), 22)}   ${cell(ms(pooled.mainEluMs), 22)}   ${cell(ms(pooled.wallMs), 11)}`);
+  console.log(`renderChatAsync, pool, object request    ${cell(ms(pooledObject.mainCpuMs), 22)}   ${cell(ms(pooledObject.mainEluMs), 22)}   ${cell(ms(pooledObject.wallMs), 11)}`);
   console.log(`renderChatAsync, pool off (libuv render) ${cell(ms(here.mainCpuMs), 22)}   ${cell(ms(here.mainEluMs), 22)}   ${cell(ms(here.wallMs), 11)}`);
 
   const autocannon = require('autocannon');
@@ -259,5 +261,5 @@ export async function asyncSection(templatesDir, { duration = 5, overallRate = 5
       );
     }
   }
-  return { pooled, here, load };
+  return { pooled, pooledObject, here, load };
 }
