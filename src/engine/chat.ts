@@ -217,7 +217,8 @@ export class ChatPipeline {
       chatTemplateKwargs: this.options.defaultChatTemplateKwargs,
       policy: this.options.policy,
     };
-    const rendered = await renderChatAsync(request as Parameters<typeof renderChatAsync>[0], renderOptions);
+    // Raw text goes to the renderer as is: it is decoded there (off the main thread) once more.
+    const rendered = await renderChatAsync((typeof input === 'string' ? input : request) as Parameters<typeof renderChatAsync>[0], renderOptions);
     const tools = (Array.isArray(request.tools) ? request.tools : []).filter(
       (t): t is ToolShape => !!t && typeof t === 'object' && ((t as { type?: string }).type ?? 'function') === 'function',
     );
