@@ -6,6 +6,7 @@ const { main } = require('../dist/cjs/cli/main.js');
 const code = main(process.argv.slice(2), {
   stdout: (s) => process.stdout.write(s),
   stderr: (s) => process.stderr.write(s),
-  readStdin: () => fs.readFileSync(0, 'utf8'),
+  // raw bytes: the CLI decodes them as strict UTF-8, as Python reads a file
+  readStdin: () => fs.readFileSync(0),
 });
 process.exitCode = code;

@@ -87,13 +87,15 @@ export function readBytes(file: string, what: string): Buffer {
  * decoded as Python's `open(file, encoding='utf-8').read()` does: invalid
  * UTF-8 is an error with Python's UnicodeDecodeError text, never U+FFFD.
  */
-export function readInput(file: string, what: string, readStdin: () => string): string {
-  if (file === '-') return readStdin();
-  const bytes = readBytes(file, what);
+export function readInput(file: string, what: string, readStdin: () => string | Uint8Array): string {
+  const bytes = file === '-' ? readStdin() : readBytes(file, what);
+  if (typeof bytes === 'string') return bytes;
   try {
     return decodeUtf8Strict(bytes);
   } catch (e) {
-    if (e instanceof Utf8DecodeError) throw new InputFileError(`${what}: ${file} is not UTF-8: ${e.message}`, { cause: e });
+    if (e instanceof Utf8DecodeError) {
+      throw new InputFileError(`${what}: ${file === '-' ? 'standard input' : file} is not UTF-8: ${e.message}`, { cause: e });
+    }
     throw e;
   }
 }
@@ -111,7 +113,7 @@ export function decodeJson(text: string, what: string): unknown {
  * A tools file: a JSON list of tools, or an object with a "tools" list (a
  * request body). `lossless` keeps Python number types (for rendering).
  */
-export function readToolsFile(file: string, readStdin: () => string, lossless = true): unknown[] {
+export function readToolsFile(file: string, readStdin: () => string | Uint8Array, lossless = true): unknown[] {
   const text = readInput(file, '--tools', readStdin);
   let data: unknown;
   if (lossless) data = decodeJson(text, `--tools ${file}`);

@@ -97,7 +97,8 @@ const COMMAND_USAGE: Record<string, string> = {
 export interface CliIO {
   stdout: (s: string) => void;
   stderr: (s: string) => void;
-  readStdin: () => string;
+  /** Standard input: raw bytes (decoded as strict UTF-8 here), or text already decoded. */
+  readStdin: () => string | Uint8Array;
 }
 
 function errorLine(e: unknown): string {
@@ -264,9 +265,11 @@ function batchLines(buf: Buffer): Array<{ n: number; bytes: Uint8Array }> {
 }
 
 /** The batch input as bytes, so each line is decoded (strictly) on its own; `-` is standard input. */
-function batchInput(file: string, readStdin: () => string): Buffer {
-  // standard input arrives as text from CliIO.readStdin
-  if (file === '-') return Buffer.from(readStdin(), 'utf8');
+function batchInput(file: string, readStdin: () => string | Uint8Array): Buffer {
+  if (file === '-') {
+    const input = readStdin();
+    return typeof input === 'string' ? Buffer.from(input, 'utf8') : Buffer.from(input);
+  }
   return readBytes(file, 'batch');
 }
 
@@ -438,7 +441,7 @@ export function main(argv: string[], io: CliIO): number {
       case 'example':
         return cmdExample(rest, io);
       case 'parse': {
-        const r = runParse(rest, io.readStdin);
+        const r = runParse(rest, () => readInput('-', 'parse', io.readStdin));
         io.stdout(r.stdout);
         return r.exitCode;
       }
