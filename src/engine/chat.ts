@@ -16,7 +16,7 @@ import * as fs from 'node:fs';
 import { toRequestValue } from '../conversation';
 import { AbortError, RequestValidationError } from '../errors';
 import { compileTemplate, type CompiledTemplate } from '../native/embedded';
-import { createStreamingToolParser, detectParsers, TOOL_PARSERS } from '../parsers';
+import { accumulateDeltas, createStreamingToolParser, detectParsers, TOOL_PARSERS } from '../parsers';
 import type { StreamDelta, ToolCallDelta, ToolShape } from '../parsers';
 import { createStreamingReasoningParser, REASONING_PARSERS } from '../parsers/reasoning';
 import type { ReasoningDelta, StreamingReasoningParser } from '../parsers/reasoning';
@@ -295,35 +295,25 @@ export class ChatPipeline {
   async chat(request: unknown, options: ChatOptions = {}): Promise<ChatCompletion> {
     const id = options.requestId ?? randomId('chatcmpl-');
     const created = Math.floor(Date.now() / 1000);
-    let content = '';
+    const deltas: StreamDelta[] = [];
     let reasoning = '';
-    const calls = new Map<number, ChatToolCall>();
     let finish: ChatFinishReason = 'stop';
     let usage: Usage | null = null;
     for await (const chunk of this.chatStreamInternal(request, options, id, created, true, true)) {
       const choice = chunk.choices[0];
       if (chunk.usage) usage = chunk.usage;
       if (!choice) continue;
-      const d = choice.delta;
-      if (d.content) content += d.content;
-      if (d.reasoning) reasoning += d.reasoning;
-      for (const tc of d.tool_calls ?? []) {
-        let call = calls.get(tc.index);
-        if (!call) {
-          call = { id: tc.id ?? '', type: 'function', function: { name: '', arguments: '' } };
-          calls.set(tc.index, call);
-        }
-        if (tc.id) call.id = tc.id;
-        if (tc.function?.name) call.function.name += tc.function.name;
-        if (tc.function?.arguments) call.function.arguments += tc.function.arguments;
-      }
+      const { content, tool_calls, reasoning: r } = choice.delta;
+      deltas.push({ content, tool_calls });
+      if (r) reasoning += r;
       if (choice.finish_reason) finish = choice.finish_reason;
     }
-    const toolCalls = [...calls.entries()].sort((a, b) => a[0] - b[0]).map(([, c]) => c);
+    // folded as an OpenAI client folds the stream
+    const folded = accumulateDeltas(deltas);
     const message: ChatCompletionMessage = {
       role: 'assistant',
-      content: content.length > 0 ? content : toolCalls.length > 0 ? null : content,
-      tool_calls: toolCalls,
+      content: folded.content ?? (folded.tool_calls.length > 0 ? null : ''),
+      tool_calls: folded.tool_calls,
     };
     if (this.reasoningParser) {
       message.reasoning = reasoning.length > 0 ? reasoning : null;
