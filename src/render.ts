@@ -1,7 +1,7 @@
 /**
  * renderChat: request -> validate -> vLLM post-processing -> marshal -> native render -> prompt.
  */
-import { buildTemplateContext, cutContinueFinal, toRequestValue, type ArgumentsPolicy, type BuiltContext, type ContentFormat } from './conversation';
+import { buildContext, cutContinueFinal, decodeRequest, type ArgumentsPolicy, type BuiltContext, type ContentFormat } from './conversation';
 import { BackendError, TemplateLoadError } from './errors';
 import { wallClock, type NowInput } from './native/clock';
 import { CompiledTemplate, compileTemplate, type NativeRenderOptions, type RenderLimits } from './native/embedded';
@@ -188,7 +188,8 @@ function missingTokenWarnings(undeclared: ReadonlySet<string>, tokens: Readonly<
 
 function prepare(input: unknown, options: RenderChatOptions): Prepared {
   // Raw request text is decoded once, losslessly, before anything looks at it.
-  const request = toRequestValue(input);
+  const decoded = decodeRequest(input);
+  const request = decoded.value;
   const backend = options.backend ?? 'embedded';
   if (backend !== 'embedded' && backend !== 'vllm.cpp') throw new BackendError(`unknown backend ${JSON.stringify(backend)}`);
   let compiled: CompiledTemplate;
@@ -208,8 +209,8 @@ function prepare(input: unknown, options: RenderChatOptions): Prepared {
   if (options.bosToken !== undefined) specialTokens.bos_token = options.bosToken;
   if (options.eosToken !== undefined) specialTokens.eos_token = options.eosToken;
   const tokenWarnings = missingTokenWarnings(compiled.undeclaredVariables, specialTokens);
-  const built = buildTemplateContext(
-    request,
+  const built = buildContext(
+    decoded,
     { contentFormat: compiled.contentFormat, undeclaredVariables: compiled.undeclaredVariables, templateSource: compiled.source },
     {
       policy: options.policy,

@@ -6,7 +6,7 @@
 
 import { RequestValidationError } from '../errors';
 import { checkRequestBounds } from '../protocol/bounds';
-import { isPyDict, NESTING_TOO_DEEP, nestingPath, parsePyJson, PyJsonDecodeError, pyTruthy, serializePyJson } from '../protocol/pyjson';
+import { decodePyJson, isPyDict, NESTING_TOO_DEEP, nestingPath, PyJsonDecodeError, pyTruthy, serializePyJson } from '../protocol/pyjson';
 import { ChatCompletionRequestSchema, formatPath, validateRequest } from '../protocol/schemas';
 import { convertDeveloperToSystem, templateSupportsDeveloper } from './developer';
 import { buildChatKwargs, kwargsFrom, resolveTemplateVariables } from './kwargs';
@@ -54,15 +54,29 @@ export * from '../protocol/schemas';
 const has = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
 
 /**
+ * A request as a value, and whether it is already known to meet the request
+ * bounds (protocol/bounds): raw text that decoded without any surrogate is
+ * (the decoder has the same depth bound), an object given by the caller is
+ * not and gets the bounds walk.
+ */
+export interface DecodedRequest {
+  value: Record<string, unknown>;
+  bounded: boolean;
+}
+
+/**
  * The request as a value: raw JSON text is decoded with Python json.loads
  * semantics (a too-deep text is refused with the path where it went too
- * deep). buildTemplateContext checks the structural bounds of the result.
+ * deep). The context builder checks the structural bounds of the result.
  */
-export function toRequestValue(request: unknown): Record<string, unknown> {
+export function decodeRequest(request: unknown): DecodedRequest {
   let value = request;
+  let bounded = false;
   if (typeof request === 'string') {
     try {
-      value = parsePyJson(request);
+      const decoded = decodePyJson(request);
+      value = decoded.value;
+      bounded = !decoded.surrogates;
     } catch (e) {
       if (!(e instanceof PyJsonDecodeError)) throw e;
       const deep = e.msg === NESTING_TOO_DEEP ? nestingPath(request) : undefined;
@@ -74,13 +88,23 @@ export function toRequestValue(request: unknown): Record<string, unknown> {
     }
   }
   if (!isPyDict(value)) throw new RequestValidationError('The request body must be a JSON object', '');
-  return value as Record<string, unknown>;
+  return { value: value as Record<string, unknown>, bounded };
+}
+
+/** decodeRequest's value. */
+export function toRequestValue(request: unknown): Record<string, unknown> {
+  return decodeRequest(request).value;
 }
 
 export function buildTemplateContext(request: unknown, facts: TemplateFacts, options: BuildOptions = {}): BuiltContext {
-  const req = toRequestValue(request);
+  return buildContext(decodeRequest(request), facts, options);
+}
+
+/** buildTemplateContext of an already decoded request. */
+export function buildContext(decoded: DecodedRequest, facts: TemplateFacts, options: BuildOptions = {}): BuiltContext {
+  const req = decoded.value;
   // nesting depth and lone surrogates (protocol/bounds), before any recursive walk
-  checkRequestBounds(req);
+  if (!decoded.bounded) checkRequestBounds(req);
   validateRequest(ChatCompletionRequestSchema, req);
   const policy = options.policy ?? 'strict';
   const format: ContentFormat =
@@ -162,7 +186,7 @@ export function buildTemplateContext(request: unknown, facts: TemplateFacts, opt
   for (const [k, v] of resolved.extra) vars.set(k, v);
 
   return {
-    contextJson: serializePyJson(vars),
+    contextJson: serializePyJson(vars, { compact: true }),
     messages,
     tools: (resolved.tools ?? null) as unknown[] | null,
     templateVariables: [...vars.keys()],

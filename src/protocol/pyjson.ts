@@ -255,8 +255,13 @@ class NoValue {
   constructor(readonly idx: number) {}
 }
 
+/** Plain string characters (no quote, backslash, control character or surrogate) up to a closing quote; sticky. */
+const PLAIN_RUN = /[^"\\\x00-\x1f\ud800-\udfff]*"/y;
+
 class Decoder {
   private depth = 0;
+  /** Set once a string or key held a surrogate code unit (raw or escaped, paired or not). */
+  surrogates = false;
   /** Index just past the value the last scan* call returned. */
   end = 0;
   /**
@@ -371,6 +376,32 @@ class Decoder {
 
   scanString(end: number): string {
     const s = this.s;
+    // The common string: plain characters up to the closing quote, found by
+    // hand for short strings (keys) and by one native regex scan for long ones.
+    let i = end;
+    const stop = Math.min(end + 16, s.length);
+    for (; i < stop; i++) {
+      const c = s.charCodeAt(i);
+      if (c === 0x22) {
+        this.end = i + 1;
+        return s.slice(end, i);
+      }
+      if (c === 0x5c || c <= 0x1f || (c & 0xf800) === 0xd800) break;
+    }
+    if (i === stop && i < s.length) {
+      PLAIN_RUN.lastIndex = i;
+      if (PLAIN_RUN.test(s)) {
+        const close = PLAIN_RUN.lastIndex - 1;
+        this.end = close + 1;
+        return s.slice(end, close);
+      }
+    }
+    return this.scanStringExact(end);
+  }
+
+  /** The string body from `end` (after the opening quote), character by character, with Python's errors. */
+  private scanStringExact(end: number): string {
+    const s = this.s;
     const n = s.length;
     const begin = end - 1;
     let out = '';
@@ -381,6 +412,7 @@ class Decoder {
         c = s.charCodeAt(next);
         if (c === 0x22 || c === 0x5c) break;
         if (c <= 0x1f) throw this.err('Invalid control character at', next);
+        if ((c & 0xf800) === 0xd800) this.surrogates = true;
       }
       if (next >= n) throw this.err('Unterminated string starting at', begin);
       if (next !== end) out += s.slice(end, next);
@@ -416,6 +448,7 @@ class Decoder {
         if (d < 0) throw this.err('Invalid \\uXXXX escape', end - 5);
         cp = (cp << 4) | d;
       }
+      if ((cp & 0xf800) === 0xd800) this.surrogates = true;
       if (cp >= 0xd800 && cp <= 0xdbff && end + 6 < n && s[next] === '\\' && s[next + 1] === 'u') {
         next += 2;
         const end2 = end + 6;
@@ -445,8 +478,8 @@ class Decoder {
     const s = this.s;
     this.enter(idx);
     const obj: Record<string, unknown> = {};
-    const order: string[] = [];
-    let digitKey = false;
+    // insertion order, kept only once a key JS would move ahead (digit-first) turns up
+    let order: string[] | null = null;
     idx = this.skipWs(idx);
     if (s.charCodeAt(idx) !== 0x7d) {
       for (;;) {
@@ -459,18 +492,22 @@ class Decoder {
         const val = this.scan(idx);
         if (this.path) this.path.pop();
         const afterVal = this.end;
-        if (!Object.prototype.hasOwnProperty.call(obj, key)) {
+        if (order !== null) {
+          if (!Object.prototype.hasOwnProperty.call(obj, key)) order.push(key);
+        } else if (startsWithDigit(key) && !Object.prototype.hasOwnProperty.call(obj, key)) {
+          // every key so far is an ordinary one, so JS's order is still the insertion order
+          order = Object.keys(obj);
           order.push(key);
-          if (startsWithDigit(key)) digitKey = true;
         }
-        setOwn(obj, key, val);
+        if (key === '__proto__') setOwn(obj, key, val);
+        else obj[key] = val;
         idx = this.skipWs(afterVal);
         if (s.charCodeAt(idx) === 0x7d) break;
         if (s.charCodeAt(idx) !== 0x2c) throw this.err("Expecting ',' delimiter", idx);
         idx = this.skipWs(idx + 1);
       }
     }
-    if (digitKey) recordOrder(obj, order);
+    if (order !== null) recordOrder(obj, order);
     this.depth--;
     this.end = idx + 1;
     return obj as PyDict;
@@ -503,6 +540,16 @@ class Decoder {
  * whose message is Python's `str(e)`.
  */
 export function parsePyJson(text: string): PyValue {
+  return decodePyJson(text).value;
+}
+
+/**
+ * parsePyJson, also telling whether any string or key of the text held a
+ * surrogate code unit (paired or not, raw or escaped). A text that decodes
+ * is within MAX_DEPTH; one without surrogates has no lone surrogate either,
+ * so it already meets the request bounds (protocol/bounds).
+ */
+export function decodePyJson(text: string): { value: PyValue; surrogates: boolean } {
   const d = new Decoder(text);
   if (text.charCodeAt(0) === 0xfeff) throw d.err('Unexpected UTF-8 BOM (decode using utf-8-sig)', 0);
   let idx = d.skipWs(0);
@@ -516,7 +563,7 @@ export function parsePyJson(text: string): PyValue {
   }
   idx = d.skipWs(idx);
   if (idx !== text.length) throw d.err('Extra data', idx);
-  return value;
+  return { value, surrogates: d.surrogates };
 }
 
 /** The message of the decoder's error for a document nested deeper than MAX_DEPTH. */
@@ -608,6 +655,12 @@ export interface SerializeOptions {
    * vLLM re-serializes decoded arguments with `json.dumps`.
    */
   pythonDumps?: boolean;
+  /**
+   * No spaces after `,` and `:` (the default writes Python's `, ` and `: `).
+   * For text only a decoder reads, such as the template context handed to
+   * the native renderer. Ignored with `pythonDumps`.
+   */
+  compact?: boolean;
 }
 
 /**
@@ -617,7 +670,8 @@ export interface SerializeOptions {
  * become null; Maps with string keys are written as objects.
  */
 export function serializePyJson(value: unknown, opts?: SerializeOptions): string {
-  const e = new Encoder(opts?.pythonDumps === true);
+  const dumps = opts?.pythonDumps === true;
+  const e = new Encoder(dumps, !dumps && opts?.compact === true);
   e.write(value);
   return e.out;
 }
@@ -634,9 +688,18 @@ class Encoder {
   private readonly str: (s: string) => string;
   private readonly key: (k: string) => string;
 
-  constructor(private readonly pythonDumps: boolean) {
+  /** Item and key separators. */
+  private readonly comma: string;
+  private readonly colon: string;
+
+  constructor(
+    private readonly pythonDumps: boolean,
+    compact: boolean,
+  ) {
     this.str = pythonDumps ? dumpsString : escapeString;
     this.key = pythonDumps ? dumpsString : escapeKey;
+    this.comma = compact ? ',' : ', ';
+    this.colon = compact ? ':' : ': ';
   }
 
   write(v: unknown): void {
@@ -677,7 +740,7 @@ class Encoder {
     if (Array.isArray(v)) {
       this.out += '[';
       for (let i = 0; i < v.length; i++) {
-        if (i) this.out += ', ';
+        if (i) this.out += this.comma;
         this.write(v[i]);
       }
       this.out += ']';
@@ -686,7 +749,7 @@ class Encoder {
       let first = true;
       for (const [k, x] of v) {
         if (x === undefined) continue;
-        this.out += (first ? '' : ', ') + this.key(String(k)) + ': ';
+        this.out += (first ? '' : this.comma) + this.key(String(k)) + this.colon;
         first = false;
         this.write(x);
       }
@@ -699,7 +762,7 @@ class Encoder {
         const k = keys[i]!;
         const x = (v as Record<string, unknown>)[k];
         if (x === undefined) continue;
-        this.out += (first ? '' : ', ') + this.key(k) + ': ';
+        this.out += (first ? '' : this.comma) + this.key(k) + this.colon;
         first = false;
         this.write(x);
       }

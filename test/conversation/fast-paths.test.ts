@@ -43,8 +43,8 @@ describe('conversation fast paths', () => {
     const before = JSON.stringify(req);
     const built = buildTemplateContext(req, facts);
     expect(JSON.stringify(req)).toBe(before);
-    expect(built.contextJson).toContain('"tool_calls": [{"id": "c", "function": {"arguments": {"a": 1.0}, "name": "f"}, "type": "function"}]');
-    expect(built.contextJson).toContain('"reasoning": "why", "reasoning_content": "why"');
+    expect(built.contextJson).toContain('"tool_calls":[{"id":"c","function":{"arguments":{"a":1.0},"name":"f"},"type":"function"}]');
+    expect(built.contextJson).toContain('"reasoning":"why","reasoning_content":"why"');
     // the same request renders the same context twice
     expect(buildTemplateContext(req, facts).contextJson).toBe(built.contextJson);
   });
@@ -52,10 +52,10 @@ describe('conversation fast paths', () => {
   it('string and openai content formats of plain string content', () => {
     const req = { messages: [{ role: 'user', content: '' }, { role: 'user', content: 'x' }, { role: 'user', content: null }] };
     expect(buildTemplateContext(req, facts).contextJson).toContain(
-      '"messages": [{"role": "user", "content": ""}, {"role": "user", "content": "x"}, {"role": "user", "content": ""}]',
+      '"messages":[{"role":"user","content":""},{"role":"user","content":"x"},{"role":"user","content":""}]',
     );
     expect(buildTemplateContext(req, { ...facts, contentFormat: 'openai' }).contextJson).toContain(
-      '"messages": [{"role": "user", "content": [{"type": "text", "text": ""}]}, {"role": "user", "content": [{"type": "text", "text": "x"}]}, {"role": "user", "content": []}]',
+      '"messages":[{"role":"user","content":[{"type":"text","text":""}]},{"role":"user","content":[{"type":"text","text":"x"}]},{"role":"user","content":[]}]',
     );
   });
 });

@@ -95,6 +95,16 @@ describe('lone surrogates are refused, naming the path', () => {
     expect(rejected('{"messages": [{"role": "user", "content": "\\ud83d\\u0041"}]}').message).toContain('\\ud83d at index 0');
   });
 
+  it('from raw request text, past the first characters of a string, escaped or raw, in values and keys', () => {
+    const long = 'x'.repeat(40);
+    expect(rejected(`{"messages": [{"role": "user", "content": "${long}\\ud800"}]}`).message).toContain(`\\ud800 at index 40`);
+    expect(rejected(`{"messages": [{"role": "user", "content": "${long}\udc00${long}"}]}`).path).toBe('messages[0].content');
+    const key = rejected(`{"messages": [{"role": "user", "content": "x"}], "chat_template_kwargs": {"${long}\\udfff": 1}}`);
+    expect(key.message).toContain('the key holds a lone surrogate');
+    const ok = renderChat(`{"messages": [{"role": "user", "content": "${long}\\ud83d\\ude00${long}\u{1f600}"}]}`, { template: TPL });
+    expect(ok.prompt).toBe(`[user|${long}\u{1f600}${long}\u{1f600}]`);
+  });
+
   it('from a JS object, in values and keys anywhere in the request', () => {
     expect(rejected({ messages: [{ role: 'user', content: [{ type: 'text', text: 'x\udfff' }] }] }).path).toBe('messages[0].content[0].text');
     const tools = [{ type: 'function', function: { name: 'f', parameters: { type: 'object', properties: { ['k\ud800']: {} } } } }];
