@@ -9,6 +9,8 @@
  * ChatPipeline, or the libvllm Engine itself, and `UpstreamGenerator` for an
  * OpenAI-compatible completions endpoint.
  */
+// first: a clear error when the optional peer dependencies are not installed
+import './deps';
 import * as http from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
@@ -25,6 +27,7 @@ export type { MetricsOptions } from './metrics';
 export { UpstreamGenerator, UpstreamError, sseData } from './upstream';
 export type { UpstreamGenerateOptions, UpstreamOptions } from './upstream';
 export { chatBackend } from './backends';
+export { SERVER_PEER_DEPENDENCIES, missingServerDependencies } from './deps';
 export type { ChatBackendInfo, ChatCapable } from './backends';
 export type { ChatBackend, ChatCallOptions, ChatCompletionChunkLike, ChatCompletionLike, ServerBackend } from './types';
 

@@ -3,7 +3,7 @@
  * child process on loopback: the openai client's streaming tool loop, JSON
  * logs with request ids, and SIGTERM draining an in-flight stream.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
@@ -90,4 +90,26 @@ it.skipIf(!haveBuild)('node-vllm-cpp/server resolves for require and import; the
     check(`const s = require('node-vllm-cpp/server'); import('node-vllm-cpp/server').then((m) => console.log(JSON.stringify(
       ['createServer', 'createHandler', 'nodeVllmCppPlugin', 'chatBackend', 'UpstreamGenerator', 'ServerMetrics'].map((n) => typeof s[n] === 'function' && m[n] === s[n]))))`),
   ).toEqual([true, true, true, true, true, true]);
+});
+
+it.skipIf(!haveBuild)('without the optional peers fastify and prom-client: the main entry works, the server entry and serve say what to install', () => {
+  // a preload that makes the two packages unresolvable, as in a project that did not install them
+  const hide = path.join(fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'nvc-peers-')), 'hide.js');
+  fs.writeFileSync(
+    hide,
+    `const M = require('module'); const r = M._resolveFilename;
+     M._resolveFilename = function (req, ...a) { if (/^(fastify|prom-client)(\\/|$)/.test(req)) { const e = new Error("Cannot find module '" + req + "'"); e.code = 'MODULE_NOT_FOUND'; throw e; } return r.call(this, req, ...a); };`,
+  );
+  const run = (args: string[]) => spawnSync(process.execPath, ['-r', hide, ...args], { cwd: root, encoding: 'utf8' });
+  const main = run(['-e', `console.log(typeof require('node-vllm-cpp').renderChat)`]);
+  expect(main.stdout.trim()).toBe('function');
+  const server = run(['-e', `try { require('node-vllm-cpp/server') } catch (e) { console.log(JSON.stringify([e.name, e.code, e.message])) }`]);
+  expect(JSON.parse(server.stdout)).toEqual([
+    'BackendError',
+    'ERR_BACKEND',
+    'node-vllm-cpp/server needs fastify@^5 and prom-client@^15 (optional peer dependencies, not installed with the package): npm install fastify prom-client',
+  ]);
+  const serve = run([path.join(root, 'bin', 'node-vllm-cpp.js'), 'serve', '--model', root, '--upstream', 'http://127.0.0.1:9']);
+  expect(serve.status).toBe(1);
+  expect(serve.stderr).toContain('BackendError: node-vllm-cpp/server needs fastify@^5 and prom-client@^15');
 });
