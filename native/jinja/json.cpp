@@ -6,6 +6,7 @@
 #include <bit>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
@@ -15,6 +16,10 @@
 #include "operators.h"
 #include "pyformat.h"
 #include "unicode.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace jinja {
 
@@ -205,58 +210,99 @@ struct Dumper {
 
 // ---------------------------------------------------------------- loads
 
+constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
+
+// Bytes of an 8-byte word that end a plain string run: '"', '\\' or a
+// control character. A byte of x is zero -> (x - 1) borrows into its high
+// bit; bytes < 0x20 likewise via v - 0x20. False positives only occur above
+// a real match, so the lowest flagged byte (little-endian: first in memory)
+// is always a real stop byte.
+inline uint64_t stop_bytes(uint64_t v) {
+  uint64_t q = v ^ (kOnes * '"'), b = v ^ (kOnes * '\\');
+  return (((q - kOnes) & ~q) | ((b - kOnes) & ~b) | ((v - kOnes * 0x20) & ~v)) & kHigh;
+}
+
+// The low `n` bytes (0..7) of a word.
+inline uint64_t low_bytes(uint64_t v, size_t n) { return n ? v & (~0ull >> (64 - 8 * n)) : 0; }
+
+// Key hashing: full little-endian words, then the zero-padded rest, then the
+// length. Parser::key_value() computes the same for keys of up to 16 bytes
+// from the two words it loads, and calls json_key_hash() for the others.
+inline uint64_t hash_word(uint64_t h, uint64_t w) { return (h ^ w) * 0x9E3779B97F4A7C15ull; }
+inline uint64_t hash_finish(uint64_t h, size_t n) {
+  h ^= n;
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  return h;
+}
+// Up to eight bytes as a little-endian word, zero-padded.
+uint64_t padded_word(std::string_view b) {
+  uint64_t w = 0;
+  for (size_t j = 0; j < b.size() && j < 8; ++j) w |= uint64_t(static_cast<unsigned char>(b[j])) << (8 * j);
+  return w;
+}
+uint64_t json_key_hash(std::string_view k) {
+  uint64_t h = 0;
+  size_t i = 0;
+  for (; i + 8 <= k.size(); i += 8) {
+    uint64_t w;
+    std::memcpy(&w, k.data() + i, 8);
+    h = hash_word(h, w);
+  }
+  if (i < k.size()) h = hash_word(h, padded_word(k.substr(i)));
+  return hash_finish(h, k.size());
+}
+
+// Code points of UTF-8 (or generalised UTF-8) text: bytes that are not
+// continuation bytes (10xxxxxx), counted eight at a time.
+size_t count_code_points(std::string_view bytes) {
+  size_t cont = 0, i = 0;
+  for (; i + 8 <= bytes.size(); i += 8) {
+    uint64_t v;
+    std::memcpy(&v, bytes.data() + i, 8);
+    cont += std::popcount(v & ~(v << 1) & kHigh);
+  }
+  for (; i < bytes.size(); ++i) cont += (static_cast<unsigned char>(bytes[i]) & 0xC0) == 0x80;
+  return bytes.size() - cont;
+}
+
 struct Parser {
   std::string_view s;
   size_t pos = 0;
   size_t depth = 0;
   Arena* arena = nullptr;  // strings, dicts and lists are allocated here (see arena.h)
-
-  Value make_string(std::string bytes, bool ascii, size_t code_points) {
-    return Value::string(std::allocate_shared<StrData>(ArenaAllocator<StrData>(arena), std::move(bytes), ascii, code_points));
-  }
+  // Nesting depth (nesting_depth()) of the container object()/array() last built.
+  size_t made_depth = 0;
 
   // Values of the containers being parsed, innermost last. A container
   // pushes its children here and moves them into an exactly sized vector
   // when it closes, so no container grows (and reallocates) element by
-  // element; the stacks' capacity is reused by every container.
+  // element; the stacks' capacity is reused by every container. key_hashes
+  // runs parallel to dict_stack.
   std::vector<Value> list_stack;
   std::vector<std::pair<Value, Value>> dict_stack;
+  std::vector<uint64_t> key_hashes;
+  // Strings with escapes are decoded here, then copied once at their size.
+  std::string scratch;
 
   // Object keys repeat constantly (every message has "role", "content"...).
   // Python's scanner memoises keys so equal keys share one str object; we
-  // do the same with a small direct-mapped table keyed by the raw bytes of
-  // escape-free keys, which saves an allocation per repeated key.
-  static constexpr size_t kMemoSlots = 64;  // key_slot() yields 6 bits
+  // do the same with a small direct-mapped table (64 slots: the top six
+  // bits of the key's hash) over escape-free keys, which saves an
+  // allocation per repeated key. A key of up to 16 bytes is identified by
+  // its length and its bytes as two zero-padded words; a longer one by its
+  // length, hash and bytes.
   static constexpr size_t kMemoMaxLen = 48;
-  Value key_memo[kMemoSlots];
+  struct MemoEntry {
+    uint64_t w0 = 0, w1 = 0, hash = 0;
+    size_t len = SIZE_MAX;  // empty
+    Value key;
+  };
+  MemoEntry memo[64];
 
-  // Slot of a key: mixes its length with its first and last eight bytes
-  // (a collision only costs a re-parse, never a wrong value).
-  static size_t key_slot(std::string_view k) {
-    uint64_t a = 0, b = 0;
-    if (k.size() >= 8) {
-      std::memcpy(&a, k.data(), 8);
-      std::memcpy(&b, k.data() + k.size() - 8, 8);
-    } else {
-      std::memcpy(&a, k.data(), k.size());
-    }
-    uint64_t h = (a ^ std::rotl(b, 29) ^ k.size()) * 0x9E3779B97F4A7C15ull;
-    return h >> (64 - 6);
-  }
-
-  // Parses a key (pos past the opening quote), reusing an equal earlier key.
-  Value key_value() {
-    uint64_t high = 0;
-    size_t p = scan_plain(pos, high);
-    if (p >= s.size() || s[p] != '"' || p - pos > kMemoMaxLen) return string_value();
-    std::string_view raw = s.substr(pos, p - pos);
-    Value& slot = key_memo[key_slot(raw)];
-    pos = p + 1;
-    if (slot.is_str() && slot.as_str() == raw) return slot;
-    bool ascii = (high & 0x8080808080808080ull) == 0;
-    size_t n = ascii ? raw.size() : count_code_points(raw);
-    slot = make_string(std::string(raw), ascii, n);
-    return slot;
+  Value make_string(std::string_view bytes, bool ascii, size_t code_points) {
+    return Value::string(std::allocate_shared<StrData>(ArenaAllocator<StrData>(arena), bytes, ascii, code_points));
   }
 
   [[noreturn]] void fail(const char* msg, size_t byte_pos) {
@@ -275,7 +321,11 @@ struct Parser {
   }
 
   void ws() {
-    if (pos < s.size() && static_cast<unsigned char>(s[pos]) > ' ') return;  // the usual case
+    if (pos < s.size() && static_cast<unsigned char>(s[pos]) > ' ') return;  // the usual cases: nothing,
+    if (pos + 1 < s.size() && s[pos] == ' ' && static_cast<unsigned char>(s[pos + 1]) > ' ') {  // or one space
+      ++pos;
+      return;
+    }
     while (pos < s.size()) {
       char c = s[pos];
       if (c != ' ' && c != '\t' && c != '\n' && c != '\r') break;
@@ -311,20 +361,32 @@ struct Parser {
   // s.size()); ORs every byte passed over into `high` so the caller knows
   // whether the run was pure ASCII. Strings are most of a chat context, so
   // this tests eight bytes per step (SWAR) before looking at single bytes.
-  size_t scan_plain(size_t p, uint64_t& high) const {
-    constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
+  [[gnu::always_inline]] size_t scan_plain(size_t p, uint64_t& high) const {
+#if defined(__SSE2__)
+    // Sixteen bytes per step where SSE2 is there (every x86-64).
+    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1f);
+    unsigned non_ascii = 0;
+    while (p + 16 <= s.size()) {
+      __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + p));
+      __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+                                  _mm_cmpeq_epi8(_mm_max_epu8(v, ctl), ctl));  // v <= 0x1f
+      unsigned m = unsigned(_mm_movemask_epi8(stop)), hi = unsigned(_mm_movemask_epi8(v));
+      if (m) {
+        unsigned k = unsigned(__builtin_ctz(m));
+        if ((non_ascii | (hi & ((1u << k) - 1))) != 0) high |= 0x80;
+        return p + k;
+      }
+      non_ascii |= hi;
+      p += 16;
+    }
+    if (non_ascii) high |= 0x80;
+#endif
     while (p + 8 <= s.size()) {
       uint64_t v;
       std::memcpy(&v, s.data() + p, 8);
-      // A byte of x is zero -> (x - 1) borrows into its high bit; exact as an
-      // "any byte matches" test. Bytes < 0x20 likewise via v - 0x20.
-      uint64_t q = v ^ (kOnes * '"'), b = v ^ (kOnes * '\\');
-      uint64_t hit = (((q - kOnes) & ~q) | ((b - kOnes) & ~b) | ((v - kOnes * 0x20) & ~v)) & kHigh;
-      if (hit) {
-        // False positives only occur above a real match, so the lowest
-        // flagged byte (little-endian: first in memory) is the answer.
+      if (uint64_t hit = stop_bytes(v)) {
         int stop = __builtin_ctzll(hit) / 8;
-        high |= stop ? v & (~0ull >> (64 - 8 * stop)) : 0;
+        high |= low_bytes(v, stop);
         return p + stop;
       }
       high |= v;
@@ -338,12 +400,6 @@ struct Parser {
     return p;
   }
 
-  static size_t count_code_points(std::string_view bytes) {
-    size_t continuation = 0;
-    for (unsigned char c : bytes) continuation += (c & 0xC0) == 0x80;
-    return bytes.size() - continuation;
-  }
-
   // Parses the rest of a string literal (pos is past the opening quote) and
   // works out ASCII-ness and the code point count on the way, so the
   // StrData needs no second scan of ASCII text.
@@ -352,49 +408,52 @@ struct Parser {
     uint64_t high = 0;
     size_t p = scan_plain(pos, high);
     if (p < s.size() && s[p] == '"') {
-      std::string out(s.data() + pos, p - pos);
+      std::string_view raw = s.substr(pos, p - pos);
       pos = p + 1;
-      bool ascii = (high & 0x8080808080808080ull) == 0;
-      size_t n = ascii ? out.size() : count_code_points(out);
-      return make_string(std::move(out), ascii, n);
+      bool ascii = (high & kHigh) == 0;
+      return make_string(raw, ascii, ascii ? raw.size() : count_code_points(raw));
     }
-    std::string body = string_body();
-    // Escapes were decoded into `body`; count its code points in one pass.
-    unsigned hi = 0;
-    size_t cont = 0;
-    for (unsigned char c : body) {
-      hi |= c;
-      cont += (c & 0xC0) == 0x80;
-    }
-    size_t n = body.size();
-    return make_string(std::move(body), hi < 0x80, hi < 0x80 ? n : n - cont);
+    decode_escaped(p);
+    bool ascii = unicode::is_ascii(scratch);
+    return make_string(scratch, ascii, ascii ? scratch.size() : count_code_points(scratch));
   }
 
-  std::string string_body() {
+  // Decodes a string literal with escapes into `scratch` (pos past the
+  // opening quote, `p` where scan_plain stopped); pos ends past the closing
+  // quote.
+  void decode_escaped(size_t p) {
     size_t begin = pos - 1;  // the opening quote
-    std::string out;
+    // Escapes only shrink, so the raw length up to the closing quote bounds
+    // the decoded size: find it (skipping escaped characters) to size the
+    // buffer once.
+    size_t end = p;
+    while (end < s.size() && s[end] != '"') {
+      end += s[end] == '\\' ? 2 : 1;
+      uint64_t unused = 0;
+      if (end < s.size()) end = scan_plain(end, unused);
+    }
+    scratch.clear();
+    scratch.reserve(std::min(end, s.size()) - pos);
+    scratch.append(s.data() + pos, p - pos);
+    pos = p;
     while (true) {
-      size_t run = pos;
-      uint64_t high_unused = 0;
-      pos = scan_plain(pos, high_unused);
-      out.append(s.data() + run, pos - run);
       if (pos >= s.size()) fail("Unterminated string starting at", begin);
       char c = s[pos];
-      if (c == '"') { ++pos; return out; }
+      if (c == '"') { ++pos; return; }
       if (c != '\\') fail("Invalid control character at", pos);
       size_t bs = pos;
       ++pos;
       if (pos >= s.size()) fail("Unterminated string starting at", begin);
       char e = s[pos++];
       switch (e) {
-        case '"': out.push_back('"'); break;
-        case '\\': out.push_back('\\'); break;
-        case '/': out.push_back('/'); break;
-        case 'b': out.push_back('\b'); break;
-        case 'f': out.push_back('\f'); break;
-        case 'n': out.push_back('\n'); break;
-        case 'r': out.push_back('\r'); break;
-        case 't': out.push_back('\t'); break;
+        case '"': scratch.push_back('"'); break;
+        case '\\': scratch.push_back('\\'); break;
+        case '/': scratch.push_back('/'); break;
+        case 'b': scratch.push_back('\b'); break;
+        case 'f': scratch.push_back('\f'); break;
+        case 'n': scratch.push_back('\n'); break;
+        case 'r': scratch.push_back('\r'); break;
+        case 't': scratch.push_back('\t'); break;
         case 'u': {
           // Python requires at least one character after the four hex
           // digits (the closing quote), and pairs surrogates only when
@@ -407,31 +466,85 @@ struct Parser {
             if (lo < 0) fail("Invalid \\uXXXX escape", pos + 1);
             if (lo >= 0xDC00 && lo <= 0xDFFF) {
               pos += 6;
-              unicode::append_utf8(out, char32_t(0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00)));
+              unicode::append_utf8(scratch, char32_t(0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00)));
               break;
             }
           }
           // Lone surrogates are kept (stored as generalised UTF-8).
-          unicode::append_utf8(out, char32_t(u));
+          unicode::append_utf8(scratch, char32_t(u));
           break;
         }
         default:
           fail("Invalid \\escape", bs);
       }
+      size_t run = pos;
+      uint64_t unused = 0;
+      pos = scan_plain(pos, unused);
+      scratch.append(s.data() + run, pos - run);
     }
+  }
+
+  // Parses a key (pos past the opening quote) and its hash (json_key_hash
+  // of the decoded bytes), reusing an equal earlier key. Keys of up to 16
+  // bytes are compared as two zero-padded words.
+  Value key_value(uint64_t& hash) {
+    size_t start = pos;
+    uint64_t high = 0;
+    size_t p = scan_plain(pos, high);
+    if (p >= s.size() || s[p] != '"') {
+      // Escapes (or an error): the general path, then hash what it decoded.
+      Value k = string_value();
+      hash = json_key_hash(k.as_str());
+      return k;
+    }
+    size_t len = p - start;
+    pos = p + 1;
+    std::string_view raw = s.substr(start, len);
+    bool ascii = (high & kHigh) == 0;
+    if (len <= 16 && start + 16 <= s.size()) {
+      uint64_t w0, w1;
+      std::memcpy(&w0, s.data() + start, 8);
+      std::memcpy(&w1, s.data() + start + 8, 8);
+      if (len < 8) w0 = low_bytes(w0, len);
+      w1 = len <= 8 ? 0 : len < 16 ? low_bytes(w1, len - 8) : w1;
+      uint64_t h = 0;
+      if (len) h = hash_word(h, w0);
+      if (len > 8) h = hash_word(h, w1);
+      hash = h = hash_finish(h, len);
+      MemoEntry& m = memo[h >> 58];
+      if (m.w0 == w0 && m.w1 == w1 && m.len == len) return m.key;
+      m.key = make_string(raw, ascii, ascii ? len : count_code_points(raw));
+      m.w0 = w0, m.w1 = w1, m.len = len, m.hash = h;
+      return m.key;
+    }
+    hash = json_key_hash(raw);
+    if (len > kMemoMaxLen) return make_string(raw, ascii, ascii ? len : count_code_points(raw));
+    MemoEntry& m = memo[hash >> 58];
+    if (m.len == len && m.hash == hash && std::memcmp(m.key.as_str().data(), raw.data(), len) == 0) return m.key;
+    m.key = make_string(raw, ascii, ascii ? len : count_code_points(raw));
+    m.w0 = len ? padded_word(raw.substr(0, 8)) : 0;  // (the words only matter up to 16 bytes)
+    m.w1 = len > 8 ? padded_word(raw.substr(8, 8)) : 0;
+    m.len = len, m.hash = hash;
+    return m.key;
   }
 
   Value number() {
     size_t start = pos;
     size_t i = pos;
-    if (i < s.size() && s[i] == '-') ++i;
+    bool neg = false;
+    if (i < s.size() && s[i] == '-') { ++i; neg = true; }
+    uint64_t small = 0;  // the integer part, exact while it has at most 18 digits
     if (i < s.size() && s[i] == '0') {
       ++i;
     } else if (i < s.size() && s[i] >= '1' && s[i] <= '9') {
-      while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+      while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
+        small = small * 10 + unsigned(s[i] - '0');
+        ++i;
+      }
     } else {
       fail("Expecting value", start);
     }
+    size_t int_digits = i - start - neg;
     bool is_float = false;
     if (i + 1 < s.size() && s[i] == '.' && s[i + 1] >= '0' && s[i + 1] <= '9') {
       is_float = true;
@@ -446,6 +559,7 @@ struct Parser {
       if (j > digits) { is_float = true; i = j; }
     }
     pos = i;
+    if (!is_float && int_digits <= 18) return Value::integer(neg ? -int64_t(small) : int64_t(small));
     std::string_view text = s.substr(start, i - start);
     if (is_float) {
       double d = 0;
@@ -459,7 +573,6 @@ struct Parser {
     int64_t v = 0;
     auto r = std::from_chars(text.data(), text.data() + text.size(), v);
     if (r.ec == std::errc() && r.ptr == text.data() + text.size()) return Value::integer(v);
-    bool neg = text[0] == '-';
     std::string_view digits = text.substr(neg ? 1 : 0);
     if (digits.size() > 4300)
       throw Error(ErrorKind::Json, "ValueError",
@@ -478,65 +591,8 @@ struct Parser {
     char c = s[pos];
     switch (c) {
       case '"': ++pos; return string_value();
-      case '{': {
-        enter();
-        ++pos;
-        size_t first = dict_stack.size();
-        ws();
-        if (pos < s.size() && s[pos] == '}') {
-          ++pos;
-        } else {
-          while (true) {
-            if (pos >= s.size() || s[pos] != '"') fail("Expecting property name enclosed in double quotes", pos);
-            ++pos;
-            Value key = key_value();
-            ws();
-            if (pos >= s.size() || s[pos] != ':') fail("Expecting ':' delimiter", pos);
-            ++pos;
-            ws();
-            Value v = value();
-            dict_stack.emplace_back(std::move(key), std::move(v));
-            ws();
-            if (pos < s.size() && s[pos] == '}') { ++pos; break; }
-            if (pos >= s.size() || s[pos] != ',') fail("Expecting ',' delimiter", pos);
-            ++pos;
-            ws();
-          }
-        }
-        --depth;
-        auto d = std::allocate_shared<DictData>(ArenaAllocator<DictData>(arena));
-        d->reserve(dict_stack.size() - first);
-        for (size_t k = first; k < dict_stack.size(); ++k)
-          d->set(std::move(dict_stack[k].first), std::move(dict_stack[k].second));
-        dict_stack.resize(first);
-        d->freeze();
-        return Value::dict(std::move(d));
-      }
-      case '[': {
-        enter();
-        ++pos;
-        size_t first = list_stack.size();
-        ws();
-        if (pos < s.size() && s[pos] == ']') {
-          ++pos;
-        } else {
-          while (true) {
-            // value() may grow the stack: push the result, not a reference.
-            Value item = value();
-            list_stack.push_back(std::move(item));
-            ws();
-            if (pos < s.size() && s[pos] == ']') { ++pos; break; }
-            if (pos >= s.size() || s[pos] != ',') fail("Expecting ',' delimiter", pos);
-            ++pos;
-            ws();
-          }
-        }
-        --depth;
-        auto d = std::allocate_shared<ListData>(ArenaAllocator<ListData>(arena));
-        d->items.assign(std::make_move_iterator(list_stack.begin() + first), std::make_move_iterator(list_stack.end()));
-        list_stack.resize(first);
-        return Value::list_from(std::move(d));
-      }
+      case '{': return object();
+      case '[': return array();
       case 'n': if (match("null")) return Value::none(); break;
       case 't': if (match("true")) return Value::boolean(true); break;
       case 'f': if (match("false")) return Value::boolean(false); break;
@@ -549,6 +605,139 @@ struct Parser {
         if (c >= '0' && c <= '9') return number();
     }
     fail("Expecting value", pos);
+  }
+
+  // Objects with more keys than this find duplicates through a hash table
+  // instead of comparing the new key's hash with every earlier one.
+  static constexpr size_t kLinearKeys = 16;
+
+  // Open-addressing table over the keys of one large object: slot values
+  // are 1 + the entry's offset from the object's first entry, 0 is empty.
+  struct KeyTable {
+    std::vector<uint32_t> slots;
+    size_t mask = 0;
+    void insert(uint64_t h, size_t offset) {
+      size_t i = h & mask;
+      while (slots[i]) i = (i + 1) & mask;
+      slots[i] = uint32_t(offset + 1);
+    }
+    void rebuild(const uint64_t* hashes, size_t n) {
+      size_t size = 64;
+      while (size < 2 * n + 2) size *= 2;
+      slots.assign(size, 0);
+      mask = size - 1;
+      for (size_t k = 0; k < n; ++k) insert(hashes[k], k);
+    }
+  };
+
+  static bool same_key(const Value& a, const Value& b) {
+    return a.identity() == b.identity() || a.as_str() == b.as_str();
+  }
+
+  // Where an object's key equal to `key` (hash `h`) already is in
+  // dict_stack, or SIZE_MAX; for large objects `table` indexes the keys.
+  size_t find_key(size_t first, const Value& key, uint64_t h, KeyTable& table) const {
+    size_t n = dict_stack.size() - first;
+    const uint64_t* hashes = key_hashes.data() + first;
+    if (n <= kLinearKeys) {
+      for (size_t k = 0; k < n; ++k)
+        if (hashes[k] == h && same_key(dict_stack[first + k].first, key)) return first + k;
+      return SIZE_MAX;
+    }
+    for (size_t i = h & table.mask; table.slots[i]; i = (i + 1) & table.mask) {
+      size_t k = table.slots[i] - 1;
+      if (hashes[k] == h && same_key(dict_stack[first + k].first, key)) return first + k;
+    }
+    return SIZE_MAX;
+  }
+
+  Value object() {
+    enter();
+    ++pos;
+    size_t first = dict_stack.size();
+    size_t child_depth = 0;
+    KeyTable table;
+    ws();
+    if (pos < s.size() && s[pos] == '}') {
+      ++pos;
+    } else {
+      while (true) {
+        if (pos >= s.size() || s[pos] != '"') fail("Expecting property name enclosed in double quotes", pos);
+        ++pos;
+        uint64_t h;
+        Value key = key_value(h);
+        ws();
+        if (pos >= s.size() || s[pos] != ':') fail("Expecting ':' delimiter", pos);
+        ++pos;
+        ws();
+        Value v;
+        if (pos < s.size() && s[pos] == '"') {  // the usual value: no detour through value()
+          ++pos;
+          v = string_value();
+        } else {
+          v = value();
+          if (v.kind() >= Kind::List) child_depth = std::max(child_depth, made_depth);
+        }
+        // A repeated key keeps its first position and takes the new value.
+        size_t at = find_key(first, key, h, table);
+        if (at != SIZE_MAX) {
+          dict_stack[at].second = std::move(v);
+        } else {
+          dict_stack.emplace_back(std::move(key), std::move(v));
+          key_hashes.push_back(h);
+          size_t n = dict_stack.size() - first;
+          if (n > kLinearKeys) {
+            if (2 * n + 2 > table.slots.size()) table.rebuild(key_hashes.data() + first, n);
+            else table.insert(h, n - 1);
+          }
+        }
+        ws();
+        if (pos < s.size() && s[pos] == '}') { ++pos; break; }
+        if (pos >= s.size() || s[pos] != ',') fail("Expecting ',' delimiter", pos);
+        ++pos;
+        ws();
+      }
+    }
+    --depth;
+    // depth <= kMaxJsonDepth bounds the nesting, so no container built here
+    // is nested deeper than kMaxNesting (check_nesting cannot fire).
+    static_assert(kMaxJsonDepth <= kMaxNesting);
+    auto d = std::allocate_shared<DictData>(ArenaAllocator<DictData>(arena));
+    d->assign_distinct(dict_stack.data() + first, dict_stack.size() - first, uint32_t(child_depth + 1));
+    dict_stack.resize(first);
+    key_hashes.resize(first);
+    d->freeze();
+    made_depth = child_depth + 1;
+    return Value::dict(std::move(d));
+  }
+
+  Value array() {
+    enter();
+    ++pos;
+    size_t first = list_stack.size();
+    ws();
+    if (pos < s.size() && s[pos] == ']') {
+      ++pos;
+    } else {
+      while (true) {
+        // value() may grow the stack: push the result, not a reference.
+        Value item = value();
+        list_stack.push_back(std::move(item));
+        ws();
+        if (pos < s.size() && s[pos] == ']') { ++pos; break; }
+        if (pos >= s.size() || s[pos] != ',') fail("Expecting ',' delimiter", pos);
+        ++pos;
+        ws();
+      }
+    }
+    --depth;
+    auto d = std::allocate_shared<ListData>(ArenaAllocator<ListData>(arena));
+    ListData* list = d.get();
+    d->items.assign(std::make_move_iterator(list_stack.begin() + first), std::make_move_iterator(list_stack.end()));
+    list_stack.resize(first);
+    Value v = Value::list_from(std::move(d));
+    made_depth = list->depth;
+    return v;
   }
 };
 
@@ -579,6 +768,7 @@ Value json_loads(std::string_view text) {
   p.s = text;
   p.list_stack.reserve(64);
   p.dict_stack.reserve(64);
+  p.key_hashes.reserve(64);
   p.ws();
   Value v = p.value();
   p.ws();

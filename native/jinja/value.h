@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -68,6 +69,8 @@ struct StrData {
   explicit StrData(std::string s);
   // For producers that already know the facts (the JSON parser).
   StrData(std::string s, bool is_ascii, size_t code_points) : utf8(std::move(s)), ascii(is_ascii), length(code_points) { charge(); }
+  // The same from bytes the producer does not own (copied once, exactly sized).
+  StrData(std::string_view s, bool is_ascii, size_t code_points) : utf8(s), ascii(is_ascii), length(code_points) { charge(); }
   StrData(const StrData& o) : utf8(o.utf8), ascii(o.ascii), length(o.length), markup(o.markup) { charge(); }
   StrData& operator=(const StrData&) = delete;
   ~StrData() { mem_release(mem); }
@@ -212,6 +215,13 @@ class DictData {
   size_t depth() const { return depth_; }  // 1 + deepest nested container among values
   const Entries& entries() const { return entries_; }
   void reserve(size_t n);
+  // Fills an empty dict by moving `n` entries whose keys are distinct strs
+  // (the JSON parser resolves duplicate keys itself); `depth` is what depth()
+  // reports: 1 + the deepest nested container among the values.
+  void assign_distinct(std::pair<Value, Value>* first, size_t n, uint32_t depth) {
+    entries_.assign(std::make_move_iterator(first), std::make_move_iterator(first + n));
+    depth_ = depth;
+  }
   // Empties the dict (the index first: it points into the entries' keys).
   void clear();
 
