@@ -8,8 +8,8 @@
  *         (add -lpthread on old glibc)
  * Run:    vllm-driver --lib /path/to/libvllm.so --model DIR [options]
  *
- * The ABI types below are this program's own declarations of the layouts and
- * signatures libvllm documents for ABI version 5; nothing from vllm.cpp is
+ * The ABI types come from native/engine/vllm_abi.h, our declaration of the
+ * layouts libvllm documents for ABI version 5; nothing from vllm.cpp is
  * needed to build it.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -26,53 +26,16 @@
 
 /* ---- ABI v5 declarations ------------------------------------------------ */
 
-enum { DRV_ABI_VERSION = 5, DRV_OK = 0 };
+#include "../engine/vllm_abi.h"
+
+enum { DRV_ABI_VERSION = NVC_VLLM_ABI_VERSION, DRV_OK = NVC_VLLM_OK };
 
 typedef struct drv_engine drv_engine;
 typedef struct drv_request drv_request;
-
-typedef struct {
-  const char* model_path;
-  const char* tokenizer_config_path;
-  int32_t block_size;
-  int32_t num_blocks;
-  int32_t max_model_len;
-  int32_t max_num_seqs;
-  const char* tool_parser;      /* v4 */
-  const char* reasoning_parser; /* v5 */
-} drv_model_params;
-
-typedef struct {
-  float temperature;
-  float top_p;
-  int32_t top_k;
-  float min_p;
-  int32_t max_tokens;
-  uint64_t seed;
-  int32_t has_seed;
-  float presence_penalty;
-  float frequency_penalty;
-  float repetition_penalty;
-  int32_t min_tokens;
-  int32_t ignore_eos;
-  const char* const* stop;
-  int32_t n_stop;
-  const char* structured_json; /* v2 */
-  const char* structured_regex;
-  const char* const* structured_choice;
-  int32_t n_structured_choice;
-  const char* structured_grammar;
-  int32_t structured_json_object;
-} drv_sampling_params;
-
-typedef struct {
-  char* text;
-  const char* finish_reason;
-  int32_t prompt_tokens;
-  int32_t completion_tokens;
-} drv_completion;
-
-typedef bool (*drv_token_cb)(const char* delta, bool finished, void* user);
+typedef nvc_vllm_model_params drv_model_params;
+typedef nvc_vllm_sampling_params drv_sampling_params;
+typedef nvc_vllm_completion drv_completion;
+typedef nvc_vllm_token_cb drv_token_cb;
 
 typedef drv_model_params (*fn_model_params_default)(void);
 typedef drv_sampling_params (*fn_sampling_params_default)(void);

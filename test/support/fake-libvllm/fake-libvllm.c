@@ -37,42 +37,16 @@
 
 #define API __attribute__((visibility("default")))
 
-typedef struct {
-  const char* model_path;
-  const char* tokenizer_config_path;
-  int32_t block_size, num_blocks, max_model_len, max_num_seqs;
-  const char* tool_parser;
-  const char* reasoning_parser;
-} model_params;
+/* the ABI's layouts, as the binding declares them */
+#include "../../../native/engine/vllm_abi.h"
 
-typedef struct {
-  float temperature, top_p;
-  int32_t top_k;
-  float min_p;
-  int32_t max_tokens;
-  uint64_t seed;
-  int32_t has_seed;
-  float presence_penalty, frequency_penalty, repetition_penalty;
-  int32_t min_tokens, ignore_eos;
-  const char* const* stop;
-  int32_t n_stop;
-  const char* structured_json;
-  const char* structured_regex;
-  const char* const* structured_choice;
-  int32_t n_structured_choice;
-  const char* structured_grammar;
-  int32_t structured_json_object;
-} sampling_params;
+typedef nvc_vllm_model_params model_params;
+typedef nvc_vllm_sampling_params sampling_params;
+typedef nvc_vllm_completion completion;
+typedef nvc_vllm_token_cb token_cb;
 
-typedef struct {
-  char* text;
-  const char* finish_reason;
-  int32_t prompt_tokens, completion_tokens;
-} completion;
+enum { OK = NVC_VLLM_OK, ERR_ARG = NVC_VLLM_ERR_INVALID_ARGUMENT, ERR_LOAD = NVC_VLLM_ERR_MODEL_LOAD, ERR_RUNTIME = NVC_VLLM_ERR_RUNTIME };
 
-typedef bool (*token_cb)(const char*, bool, void*);
-
-enum { OK = 0, ERR_ARG = 1, ERR_LOAD = 2, ERR_RUNTIME = 3 };
 
 typedef struct rule {
   char* match;

@@ -10,11 +10,12 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 
 const SOURCE = path.join(__dirname, 'fake-libvllm.c');
+/** The ABI declarations it includes (shared with the binding). */
+const ABI_HEADER = path.join(__dirname, '..', '..', '..', 'native', 'engine', 'vllm_abi.h');
 
-/** Compiles the stand-in (cached by source hash) and returns the shared library's path. */
+/** Compiles the stand-in (cached by the hash of its source and the ABI header) and returns the shared library's path. */
 export function buildFakeLibvllm(): string {
-  const src = fs.readFileSync(SOURCE);
-  const hash = crypto.createHash('sha256').update(src).digest('hex').slice(0, 16);
+  const hash = crypto.createHash('sha256').update(fs.readFileSync(SOURCE)).update(fs.readFileSync(ABI_HEADER)).digest('hex').slice(0, 16);
   const ext = process.platform === 'darwin' ? 'dylib' : 'so';
   const out = path.join(os.tmpdir(), `node-vllm-cpp-fake-libvllm-${hash}.${ext}`);
   if (!fs.existsSync(out)) {
