@@ -4,9 +4,10 @@
 // same machine in the same run, and print the ratio; then the per-request
 // sections of scripts/bench/pipeline.mjs (renderChat vs the bare render, raw
 // text vs object, pinned vLLM's whole path, minijinja, history scaling,
-// renderChatAsync's main-thread cost and event-loop delay under load).
+// renderChatAsync's main-thread cost and event-loop delay under load), and
+// the per-case cost of the `batch` command (scripts/bench/batch.mjs).
 //
-//   node scripts/bench.mjs [--templates DIR] [--iterations N] [--duration S] [--rate R] [--only engine,pipeline,scaling,async]
+//   node scripts/bench.mjs [--templates DIR] [--iterations N] [--duration S] [--rate R] [--copies N] [--only engine,pipeline,scaling,async,batch]
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -118,3 +119,4 @@ const pipeline = await import('./bench/pipeline.mjs');
 if (section('pipeline')) pipeline.caseTable(api, templatesDir);
 if (section('scaling')) pipeline.scaling(api, templatesDir);
 if (section('async')) await pipeline.asyncSection(templatesDir, { duration: Number(opt('duration', '5')), overallRate: Number(opt('rate', '500')) });
+if (section('batch')) (await import('./bench/batch.mjs')).batchSection(api, templatesDir, { copies: Number(opt('copies', '2000')) });

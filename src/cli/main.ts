@@ -18,12 +18,16 @@
  * package: keep them stable.
  */
 import { spawnSync } from 'node:child_process';
+import { isUtf8 } from 'node:buffer';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { parsePyJson } from '../protocol/pyjson';
 import { decodeUtf8Strict, Utf8DecodeError } from '../protocol/utf8';
 import { renderChat, type Backend, type ChatRequestInput, type RenderChatOptions } from '../render';
 import { packageRoot } from '../native/loader';
+import { compileTemplate, type CompiledTemplate } from '../native/embedded';
+import { loadTemplateFromPath } from '../templates/load';
 import { PARSE_USAGE, runParse } from './parse';
 import { cmdServe, SERVE_USAGE } from './serve';
 import { decodeJson, InputFileError, parseArgs, readBytes, readInput, readToolsFile, str, UsageError } from './args';
@@ -210,19 +214,56 @@ function optString(obj: Lossless, key: string): string | undefined {
 }
 
 /**
+ * Templates loaded and compiled once per batch run, keyed by the case's
+ * template string and whether it has tools (a tokenizer config listing
+ * templates picks `tool_use` for those): the files do not change during a
+ * run. A path that fails to load or compile is remembered as such and its
+ * cases go through renderChat's own loading, so each of them fails with the
+ * same error line as before, in the same order against request errors.
+ */
+type BatchTemplates = Map<string, { compiled: CompiledTemplate; specialTokens: Record<string, string> } | null>;
+
+function batchTemplate(templates: BatchTemplates, templatePath: string, key: string, hasTools: boolean) {
+  let hit = templates.get(key);
+  if (hit === undefined) {
+    try {
+      const loaded = loadTemplateFromPath(templatePath, { hasTools });
+      hit = { compiled: compileTemplate(loaded.source), specialTokens: loaded.specialTokens };
+    } catch {
+      hit = null;
+    }
+    templates.set(key, hit);
+  }
+  return hit;
+}
+
+/** One run's state: the base directory, backend, template cache and whether the whole input is valid UTF-8. */
+interface BatchRun {
+  baseDir: string;
+  backend: Backend | undefined;
+  templates: BatchTemplates;
+  /** The whole input is UTF-8, so every line is (0x0A never occurs inside a sequence). */
+  inputIsUtf8: boolean;
+}
+
+/**
  * One batch case (line `n` of the file, 0-based) -> its result line. Every
  * failure, including a line that is not UTF-8 or not JSON, is that case's
  * own `ok: false` line.
  */
-function runBatchCase(bytes: Uint8Array, n: number, baseDir: string, backend: Backend | undefined): string {
+function runBatchCase(bytes: Buffer, n: number, run: BatchRun): string {
   let id: unknown = null;
   try {
     let raw: string;
-    try {
-      raw = decodeUtf8Strict(bytes);
-    } catch (e) {
-      if (e instanceof Utf8DecodeError) throw new Utf8DecodeError(`line ${n + 1}: ${e.message}`, e.start, e.end, e.reason);
-      throw e;
+    if (run.inputIsUtf8) {
+      raw = bytes.toString('utf8');
+    } else {
+      try {
+        raw = decodeUtf8Strict(bytes);
+      } catch (e) {
+        if (e instanceof Utf8DecodeError) throw new Utf8DecodeError(`line ${n + 1}: ${e.message}`, e.start, e.end, e.reason);
+        throw e;
+      }
     }
     const c = parsePyJson(raw) as Lossless;
     if (c === null || typeof c !== 'object' || Array.isArray(c)) throw new TypeError(`line ${n + 1}: a case must be a JSON object`);
@@ -233,15 +274,18 @@ function runBatchCase(bytes: Uint8Array, n: number, baseDir: string, backend: Ba
     if (field(c, 'tools') !== undefined) request.tools = field(c, 'tools');
     const agp = field(c, 'add_generation_prompt');
     const kwargs = field(c, 'kwargs');
+    const templatePath = path.resolve(run.baseDir, template);
+    const withTools = Array.isArray(request.tools) && request.tools.length > 0;
+    const loaded = batchTemplate(run.templates, templatePath, (withTools ? '1' : '0') + template, withTools);
     // validated by renderChat (zod), like any request
     const result = renderChat(request as ChatRequestInput, {
-      templatePath: path.resolve(baseDir, template),
+      ...(loaded ? { template: loaded.compiled, specialTokens: loaded.specialTokens } : { templatePath }),
       bosToken: optString(c, 'bos_token'),
       eosToken: optString(c, 'eos_token'),
       now: optString(c, 'now'),
       addGenerationPrompt: agp === undefined ? true : Boolean(agp),
       chatTemplateKwargs: kwargs === undefined || kwargs === null ? undefined : (kwargs as Record<string, unknown>),
-      backend,
+      backend: run.backend,
     });
     return JSON.stringify({ id, ok: true, prompt: result.prompt });
   } catch (e) {
@@ -250,15 +294,19 @@ function runBatchCase(bytes: Uint8Array, n: number, baseDir: string, backend: Ba
 }
 
 /** Lines as bytes (a 0x0A byte never occurs inside a UTF-8 sequence); blank lines dropped, numbers kept. */
-function batchLines(buf: Buffer): Array<{ n: number; bytes: Uint8Array }> {
-  const out: Array<{ n: number; bytes: Uint8Array }> = [];
+function batchLines(buf: Buffer): Array<{ n: number; bytes: Buffer }> {
+  const out: Array<{ n: number; bytes: Buffer }> = [];
   let start = 0;
   for (let n = 0; start <= buf.length; n++) {
     let end = buf.indexOf(0x0a, start);
     if (end < 0) end = buf.length;
-    const bytes = buf.subarray(start, end);
     // blank: only JSON whitespace (what `raw.trim()` dropped before)
-    if (!bytes.every((b) => b === 0x20 || b === 0x09 || b === 0x0d)) out.push({ n, bytes });
+    let blank = true;
+    for (let i = start; i < end && blank; i++) {
+      const b = buf[i]!;
+      blank = b === 0x20 || b === 0x09 || b === 0x0d;
+    }
+    if (!blank) out.push({ n, bytes: buf.subarray(start, end) });
     start = end + 1;
   }
   return out;
@@ -271,6 +319,38 @@ function batchInput(file: string, readStdin: () => string | Uint8Array): Buffer 
     return typeof input === 'string' ? Buffer.from(input, 'utf8') : Buffer.from(input);
   }
   return readBytes(file, 'batch');
+}
+
+/** Short result lines are gathered into writes of about this many characters; a longer line is written on its own. */
+const BATCH_CHUNK = 1 << 16;
+
+/** Writes `out` in chunks instead of a write per line (joining long lines would only copy them once more). */
+function chunkedWriter(out: (s: string) => void): { line: (s: string) => void; flush: () => void } {
+  let pending = '';
+  const flush = () => {
+    if (pending) out(pending);
+    pending = '';
+  };
+  return {
+    line: (s) => {
+      if (s.length >= BATCH_CHUNK) {
+        flush();
+        out(s + '\n');
+        return;
+      }
+      pending += s + '\n';
+      if (pending.length >= BATCH_CHUNK) flush();
+    },
+    flush,
+  };
+}
+
+/** Writes all of `s` to `fd` (one write unless the system takes less). */
+function writeAll(fd: number, s: string): void {
+  const done = fs.writeSync(fd, s);
+  if (done === Buffer.byteLength(s)) return;
+  const rest = Buffer.from(s).subarray(done);
+  for (let off = 0; off < rest.length; ) off += fs.writeSync(fd, rest, off);
 }
 
 /** Set in the environment of the batch worker process: the first line number it renders. */
@@ -287,11 +367,66 @@ function caseId(bytes: Uint8Array): unknown {
 }
 
 /**
+ * The worker's standard output: a file (unlinked at once where the system
+ * allows), so that each result line the worker writes costs it one write and
+ * nothing here until the worker is done, and so that what it wrote before
+ * dying is all there.
+ */
+function workerOutputFile(): { fd: number; cleanup: () => void } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'node-vllm-cpp-batch-'));
+  const file = path.join(dir, 'results');
+  const fd = fs.openSync(file, 'w+', 0o600);
+  let removed = false;
+  try {
+    fs.unlinkSync(file);
+    fs.rmdirSync(dir);
+    removed = true;
+  } catch {
+    // removed below, once closed
+  }
+  return {
+    fd,
+    cleanup: () => {
+      fs.closeSync(fd);
+      if (!removed) fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Calls `onLine` for each complete line `fd` holds from `position` on, read
+ * in chunks; returns the end position. A last line without its newline is
+ * what a worker killed in the middle of a write left: it is dropped.
+ */
+function readResultLines(fd: number, position: number, onLine: (line: string) => void): number {
+  const chunk = Buffer.allocUnsafe(1 << 20);
+  let pending: Buffer = Buffer.alloc(0);
+  for (;;) {
+    const got = fs.readSync(fd, chunk, 0, chunk.length, position);
+    if (got === 0) break;
+    position += got;
+    const data: Buffer = pending.length ? Buffer.concat([pending, chunk.subarray(0, got)]) : chunk.subarray(0, got);
+    let start = 0;
+    for (let nl = data.indexOf(0x0a); nl >= 0; nl = data.indexOf(0x0a, start)) {
+      onLine(data.toString('utf8', start, nl));
+      start = nl + 1;
+    }
+    pending = Buffer.from(data.subarray(start));
+  }
+  return position;
+}
+
+/**
  * Cases are rendered in a worker process, so a native crash (or anything
  * else that kills the process) costs only the case it happened in: the
  * worker's results so far are kept, the case in flight gets an `ok: false`
  * line naming how the worker died, and a fresh worker goes on with the next
  * case. `--in-process` renders in this process instead.
+ *
+ * Each template is loaded and compiled once per process; the worker writes
+ * each result as soon as it has it (one write, to a file), so that its death
+ * loses nothing already rendered, and the lines printed here go out in
+ * chunks.
  */
 function cmdBatch(argv: string[], io: CliIO): number {
   const a = parseArgs(argv, new Set(['backend']), new Set(['in-process']));
@@ -307,46 +442,63 @@ function cmdBatch(argv: string[], io: CliIO): number {
   const input = batchInput(file, io.readStdin);
   const lines = batchLines(input);
   const workerFrom = process.env[BATCH_WORKER_ENV];
+  const run = (): BatchRun => ({ baseDir, backend, templates: new Map(), inputIsUtf8: isUtf8(input) });
   if (workerFrom !== undefined) {
-    // worker: "<line number>\t<result>" per case, from the given line on
+    // worker: "<line number>\t<result>" per case, from the given line on,
+    // each written before the next case starts, straight to the results file
+    // the parent gave it as file descriptor 1 (one write(2), no stream)
     const from = Number(workerFrom);
-    for (const { n, bytes } of lines) if (n >= from) io.stdout(`${n}\t${runBatchCase(bytes, n, baseDir, backend)}\n`);
+    const state = run();
+    for (const { n, bytes } of lines) if (n >= from) writeAll(1, `${n}\t${runBatchCase(bytes, n, state)}\n`);
     return 0;
   }
+  const out = chunkedWriter(io.stdout);
   if (a.flags.has('in-process')) {
-    for (const { n, bytes } of lines) io.stdout(runBatchCase(bytes, n, baseDir, backend) + '\n');
+    const state = run();
+    for (const { n, bytes } of lines) out.line(runBatchCase(bytes, n, state));
+    out.flush();
     return 0;
   }
   const entry = path.join(packageRoot(), 'bin', 'node-vllm-cpp.js');
   const args = [entry, 'batch', file === '-' ? '-' : path.resolve(file), ...(backend ? ['--backend', backend] : [])];
-  let next = 0; // index into `lines` of the first case without a result
-  while (next < lines.length) {
-    const r = spawnSync(process.execPath, args, {
-      cwd: baseDir,
-      env: { ...process.env, [BATCH_WORKER_ENV]: String(lines[next]!.n) },
-      input: file === '-' ? input : undefined,
-      stdio: [file === '-' ? 'pipe' : 'ignore', 'pipe', 'pipe'],
-      maxBuffer: 1 << 30,
-      encoding: 'utf8',
-    });
-    if (r.error) throw r.error;
-    if (r.stderr) io.stderr(r.stderr);
-    for (const out of r.stdout.split('\n')) {
-      const tab = out.indexOf('\t');
-      if (tab < 0) continue;
-      const n = Number(out.slice(0, tab));
-      while (next < lines.length && lines[next]!.n < n) next++;
-      if (next < lines.length && lines[next]!.n === n) {
-        io.stdout(out.slice(tab + 1) + '\n');
-        next++;
+  const results = workerOutputFile();
+  try {
+    let next = 0; // index into `lines` of the first case without a result
+    let position = 0; // how far the results file has been read
+    while (next < lines.length) {
+      const r = spawnSync(process.execPath, args, {
+        cwd: baseDir,
+        env: { ...process.env, [BATCH_WORKER_ENV]: String(lines[next]!.n) },
+        input: file === '-' ? input : undefined,
+        stdio: [file === '-' ? 'pipe' : 'ignore', results.fd, 'pipe'],
+        maxBuffer: 1 << 30,
+        encoding: 'utf8',
+      });
+      if (r.error) throw r.error;
+      if (r.stderr) {
+        out.flush();
+        io.stderr(r.stderr);
       }
+      position = readResultLines(results.fd, position, (line) => {
+        const tab = line.indexOf('\t');
+        if (tab < 0) return;
+        const n = Number(line.slice(0, tab));
+        while (next < lines.length && lines[next]!.n < n) next++;
+        if (next < lines.length && lines[next]!.n === n) {
+          out.line(line.slice(tab + 1));
+          next++;
+        }
+      });
+      if (r.status === 0 && r.signal === null) break;
+      if (next >= lines.length) break;
+      const how = r.signal !== null ? `was killed by ${r.signal}` : `exited with code ${r.status}`;
+      const error = `BackendError: the batch worker process ${how} while rendering this case`;
+      out.line(JSON.stringify({ id: caseId(lines[next]!.bytes), ok: false, error }));
+      next++;
     }
-    if (r.status === 0 && r.signal === null) break;
-    if (next >= lines.length) break;
-    const how = r.signal !== null ? `was killed by ${r.signal}` : `exited with code ${r.status}`;
-    const error = `BackendError: the batch worker process ${how} while rendering this case`;
-    io.stdout(JSON.stringify({ id: caseId(lines[next]!.bytes), ok: false, error }) + '\n');
-    next++;
+  } finally {
+    out.flush();
+    results.cleanup();
   }
   return 0;
 }

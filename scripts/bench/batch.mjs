@@ -1,0 +1,153 @@
+// The `batch` section of `npm run bench`: what one case costs through
+// `node-vllm-cpp batch CASES.jsonl` against the API call on the same case.
+//
+// For each case (the small Gemma 4 tool loop, the qwen3 50-turn history) a
+// temporary JSONL holds N copies of it, with the template path pointing at
+// the shared template. `node bin/node-vllm-cpp.js batch FILE` (worker
+// process, the default, and --in-process) runs as a child process with its
+// standard output going to a file, as `batch cases.jsonl > out.jsonl` does;
+// the same command on a one-line file (process start, addon load, the first
+// template load) is subtracted, so
+//
+//   per case = (time(N lines) - time(1 line)) / (N - 1)
+//
+// which is then set against renderChat(request, { template: compiled,
+// bosToken, eosToken, now }) in this process (warm: after a warm-up, as a
+// long-running server sees it). Best of 9 runs, the commands taking turns
+// run by run; the ratios come from the same run. Target: batch per case
+// <= 1.5x the API call. For scale, the API call is also timed the way batch
+// is, in a fresh process (N calls minus 1 call): that column is the JIT
+// warm-up any fresh process pays over N cases.
+import { spawnSync } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { benchCases, NOW, root } from './cases.mjs';
+import { timeAll } from './pipeline.mjs';
+
+// child: `node batch.mjs --api-child TEMPLATES CASE N` makes N API calls in a fresh process
+if (process.argv[2] === '--api-child') {
+  const [dir, name, n] = process.argv.slice(3);
+  const api = createRequire(import.meta.url)(join(root, 'dist', 'cjs', 'index.js'));
+  const c = benchCases(dir).find((x) => x.name === name);
+  const opts = { template: api.compileTemplate(readFileSync(c.path, 'utf8')), bosToken: '<bos>', eosToken: '<eos>', now: NOW };
+  for (let i = 0; i < Number(n); i++) api.renderChat(c.request, opts);
+}
+
+const RUNS = 9;
+const CASE_NAMES = ['gemma4 tool loop (6 msgs)', 'qwen3 50 turns'];
+const MODES = [
+  ['worker process', []],
+  ['--in-process', ['--in-process']],
+];
+const cell = (s, w) => String(s).padStart(w);
+
+function caseLine(c, id) {
+  const line = { id, template: c.path, messages: c.request.messages, bos_token: '<bos>', eos_token: '<eos>', now: NOW };
+  if (c.request.tools) line.tools = c.request.tools;
+  return JSON.stringify(line);
+}
+
+/** One run of the CLI on `file`, standard output to `outFile`; wall ms. */
+function runBatch(file, extra, outFile) {
+  const fd = openSync(outFile, 'w');
+  try {
+    const t0 = process.hrtime.bigint();
+    const r = spawnSync(process.execPath, [join(root, 'bin', 'node-vllm-cpp.js'), 'batch', file, ...extra], { stdio: ['ignore', fd, 'pipe'] });
+    const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+    if (r.status !== 0) throw new Error(`batch ${file} ${extra.join(' ')} exited ${r.status ?? r.signal}: ${String(r.stderr).slice(-500)}`);
+    return ms;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** N API calls in a fresh process; wall ms. */
+function runApiChild(templatesDir, name, n) {
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--api-child', templatesDir, name, String(n)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (r.status !== 0) throw new Error(`API child exited ${r.status ?? r.signal}: ${String(r.stderr).slice(-500)}`);
+  return ms;
+}
+
+/** Every output line is ok and holds the API's prompt. */
+function checkOutput(outFile, lines, prompt) {
+  const out = readFileSync(outFile, 'utf8').split('\n');
+  if (out.pop() !== '' || out.length !== lines) return `${out.length} result lines for ${lines} cases`;
+  for (const [i, l] of out.entries()) {
+    const r = JSON.parse(l);
+    if (r.id !== i || r.ok !== true || r.prompt !== prompt) return `line ${i + 1}: ${l.slice(0, 200)}`;
+  }
+  return undefined;
+}
+
+/** Returns the rows for the caller. */
+export function batchSection(api, templatesDir, { copies = 2000 } = {}) {
+  console.log(`\nbatch: per-case cost of \`node-vllm-cpp batch\` (${copies} copies of a case per file, minus a 1-line file) vs the API call, same run`);
+  const cases = benchCases(templatesDir).filter((c) => CASE_NAMES.includes(c.name));
+  const rows = [];
+  const dir = mkdtempSync(join(tmpdir(), 'nvc-bench-batch-'));
+  try {
+    for (const c of cases) {
+      if (c.skip) {
+        console.log(`skip ${c.name}: ${c.skip}`);
+        continue;
+      }
+      const compiled = api.compileTemplate(readFileSync(c.path, 'utf8'));
+      const opts = { template: compiled, bosToken: '<bos>', eosToken: '<eos>', now: NOW };
+      const prompt = api.renderChat(c.request, opts).prompt;
+      const many = join(dir, 'many.jsonl');
+      const one = join(dir, 'one.jsonl');
+      writeFileSync(many, Array.from({ length: copies }, (_, i) => caseLine(c, i)).join('\n') + '\n');
+      writeFileSync(one, caseLine(c, 0) + '\n');
+      const outFile = join(dir, 'out.jsonl');
+      const best = {};
+      for (const [mode, extra] of MODES) {
+        runBatch(one, extra, outFile); // warm the file cache
+        runBatch(many, extra, outFile);
+        const bad = checkOutput(outFile, copies, prompt);
+        if (bad) throw new Error(`batch ${mode} on ${c.name}: output differs from the API: ${bad}`);
+        best[mode] = { many: Infinity, one: Infinity };
+      }
+      const cold = { many: Infinity, one: Infinity };
+      for (let r = 0; r < RUNS; r++) {
+        for (const [mode, extra] of MODES) {
+          best[mode].one = Math.min(best[mode].one, runBatch(one, extra, outFile));
+          best[mode].many = Math.min(best[mode].many, runBatch(many, extra, outFile));
+        }
+        cold.one = Math.min(cold.one, runApiChild(templatesDir, c.name, 1));
+        cold.many = Math.min(cold.many, runApiChild(templatesDir, c.name, copies));
+      }
+      const n = Math.max(200, Math.ceil(copies / 2));
+      const apiMs = timeAll({ api: () => api.renderChat(c.request, opts) }, n).api;
+      const row = { name: c.name, copies, apiUs: apiMs * 1000, apiColdUs: ((cold.many - cold.one) * 1000) / (copies - 1) };
+      for (const [mode] of MODES) {
+        row[mode] = {
+          startMs: best[mode].one,
+          totalMs: best[mode].many,
+          perCaseUs: ((best[mode].many - best[mode].one) * 1000) / (copies - 1),
+        };
+      }
+      rows.push(row);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  if (!rows.length) return rows;
+  console.log(`best of ${RUNS} runs; start: the 1-line file (process start, addon load, first template load); prompts checked against the API`);
+  console.log('case                        API us/case  fresh process  /API | worker: start ms  total ms  us/case  /API | --in-process: start ms  total ms  us/case  /API');
+  for (const r of rows) {
+    const w = r['worker process'];
+    const p = r['--in-process'];
+    const fmt = (m) => `${cell(m.startMs.toFixed(0), 8)}  ${cell(m.totalMs.toFixed(0), 8)}  ${cell(m.perCaseUs.toFixed(1), 7)}  ${cell((m.perCaseUs / r.apiUs).toFixed(2) + 'x', 5)}`;
+    console.log(
+      `${r.name.padEnd(26)} ${cell(r.apiUs.toFixed(1), 12)}  ${cell(r.apiColdUs.toFixed(1), 13)}  ${cell((r.apiColdUs / r.apiUs).toFixed(2) + 'x', 5)} |         ${fmt(w)} |               ${fmt(p)}`,
+    );
+  }
+  console.log('(/API: us per case over renderChat(request object, compiled template), warm, in this process; target for batch <= 1.5x.');
+  console.log(` fresh process: the same API call timed as batch is, ${copies} calls minus 1 call in a new process: the JIT warm-up every fresh process pays)`);
+  return rows;
+}
