@@ -19,6 +19,9 @@ std::string object_type_repr(const Value& v) {
 }
 
 Value missing_attr(const Value& obj, std::string_view name) {
+  // A dict's message is built only if an error needs it (see UndefinedData);
+  // templates probe missing keys (`message['tool_calls']`) all the time.
+  if (obj.kind() == Kind::Dict) return Value::missing_dict_key(name);
   std::string hint = "'" + object_type_repr(obj) + "' has no attribute '" + std::string(name) + "'";
   return Value::undefined(std::move(hint));
 }

@@ -100,8 +100,9 @@ Value fn_range(RenderState& st, CallArgs& a) {
   return Value::object(std::make_shared<RangeObject>(std::move(start), std::move(stop), std::move(step), n));
 }
 
-Value fn_dict(RenderState&, CallArgs& a) {
-  auto d = std::make_shared<DictData>();
+// Fills `out` as dict(*args, **kwargs) would.
+void fill_dict(DictData& out, const CallArgs& a) {
+  DictData* d = &out;
   if (a.args.size() > 1) throw_type_error("dict expected at most 1 argument, got " + std::to_string(a.args.size()));
   if (a.args.size() == 1) {
     const Value& src = a.args[0];
@@ -121,6 +122,11 @@ Value fn_dict(RenderState&, CallArgs& a) {
     }
   }
   for (auto& kv : a.kwargs) d->set(Value::string(kv.first), kv.second);
+}
+
+Value fn_dict(RenderState&, CallArgs& a) {
+  auto d = std::make_shared<DictData>();
+  fill_dict(*d, a);
   return Value::dict(std::move(d));
 }
 
@@ -155,16 +161,14 @@ class Namespace : public Object {
   DictData attrs_;
 };
 
+// namespace(...) takes dict()'s arguments; the attributes are filled in
+// place (no intermediate dict), then checked for non-str keys in order.
 Value fn_namespace(RenderState& st, CallArgs& a) {
   auto ns = std::make_shared<Namespace>();
   st.mutable_objects.push_back(ns);
-  CallArgs copy = a;
-  RenderState dummy;
-  Value init = fn_dict(dummy, copy);
-  for (const auto& e : init.as_dict().entries()) {
+  fill_dict(ns->attrs_, a);
+  for (const auto& e : ns->attrs_.entries())
     if (!e.first.is_str()) throw_type_error("keywords must be strings");
-    ns->attrs_.set(e.first, e.second);
-  }
   return Value::object(ns);
 }
 
