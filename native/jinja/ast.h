@@ -73,6 +73,7 @@ struct Expr {
   TestFn test = nullptr;
   bool has_b = false, has_c = false;  // Slice: which bounds are present (a[b:c:d] -> b,c,items[0])
   bool dict_item_attr = false; // Getattr: `name` is neither a dunder nor a dict attribute (a.name on a dict is a[name])
+  uint8_t loop_attr = 0;       // Getattr: 1 + index of `name` among LoopObject's plain data attributes, or 0
   bool soft = false;           // Filter/Test compiled in a conditional context: unknown names fail only when run
 };
 

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <deque>
 #include <memory>
+#include <typeinfo>
 #include <unordered_map>
 
 #include "errors.h"
@@ -74,6 +75,30 @@ class LoopObject : public Object, public std::enable_shared_from_this<LoopObject
   bool callable() const override { return for_stmt != nullptr; }
   Value call(RenderState& st, CallArgs& args) override;
   Value get_attr(RenderState& st, std::string_view name) const override;
+
+  // The plain data attributes, numbered for Expr::loop_attr (code k is
+  // kDataAttrs[k - 1]); what get_attr answers for those names.
+  static constexpr const char* kDataAttrs[] = {"index", "index0", "revindex", "revindex0", "first",
+                                               "last",  "length", "depth",    "depth0"};
+  static uint8_t data_attr_code(std::string_view name) {
+    for (size_t k = 0; k < std::size(kDataAttrs); ++k)
+      if (name == kDataAttrs[k]) return uint8_t(k + 1);
+    return 0;
+  }
+  Value data_attr(uint8_t code) const {
+    size_t n = items->size();
+    switch (code) {
+      case 1: return Value::integer(static_cast<int64_t>(index0 + 1));
+      case 2: return Value::integer(static_cast<int64_t>(index0));
+      case 3: return Value::integer(static_cast<int64_t>(n - index0));
+      case 4: return Value::integer(static_cast<int64_t>(n - index0 - 1));
+      case 5: return Value::boolean(index0 == 0);
+      case 6: return Value::boolean(index0 + 1 == n);
+      case 7: return Value::integer(static_cast<int64_t>(n));
+      case 8: return Value::integer(depth0 + 1);
+      default: return Value::integer(depth0);
+    }
+  }
 
  private:
   Value method(const char* name, Value (*impl)(LoopObject&, CallArgs&)) const {
@@ -651,6 +676,12 @@ class Evaluator {
           if (const Value* v = obj.as_dict().find_str(e.name)) return *v;
           return Value::missing_dict_key(e.name);
         }
+        if (e.loop_attr && obj.kind() == Kind::Object) {
+          // `loop.index0`, `loop.last`, ...: what get_attr would ask the
+          // loop object for (no dunder or private name among them).
+          const Object& o = obj.as_object();
+          if (typeid(o) == typeid(LoopObject)) return static_cast<const LoopObject&>(o).data_attr(e.loop_attr);
+        }
         return get_attr(st_, obj, e.name);
       }
       case ExprKind::Getitem: {
@@ -910,15 +941,7 @@ Value loop_changed(LoopObject& l, CallArgs& a) {
 
 Value LoopObject::get_attr(RenderState&, std::string_view name) const {
   size_t n = items->size();
-  if (name == "index") return Value::integer(static_cast<int64_t>(index0 + 1));
-  if (name == "index0") return Value::integer(static_cast<int64_t>(index0));
-  if (name == "revindex") return Value::integer(static_cast<int64_t>(n - index0));
-  if (name == "revindex0") return Value::integer(static_cast<int64_t>(n - index0 - 1));
-  if (name == "first") return Value::boolean(index0 == 0);
-  if (name == "last") return Value::boolean(index0 + 1 == n);
-  if (name == "length") return Value::integer(static_cast<int64_t>(n));
-  if (name == "depth") return Value::integer(depth0 + 1);
-  if (name == "depth0") return Value::integer(depth0);
+  if (uint8_t code = data_attr_code(name)) return data_attr(code);
   if (name == "previtem") {
     if (index0 == 0) return Value::undefined("there is no previous item");
     return (*items)[index0 - 1];
@@ -959,6 +982,7 @@ class NameInterner {
       std::string_view n = e->name;
       bool dunder = n.size() >= 4 && n.substr(0, 2) == "__" && n.substr(n.size() - 2) == "__";
       e->dict_item_attr = !dunder && !is_dict_attribute(n);
+      e->loop_attr = LoopObject::data_attr_code(n);
     }
     expr(e->a.get());
     expr(e->b.get());
