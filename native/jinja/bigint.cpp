@@ -6,6 +6,7 @@
 #include "bigint.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 
@@ -147,7 +148,7 @@ uint32_t divmod_small(Limbs& a, uint32_t d) {
   return uint32_t(rem);
 }
 
-int clz32(uint32_t x) { return x ? __builtin_clz(x) : 32; }
+int clz32(uint32_t x) { return std::countl_zero(x); }
 
 // Truncating division of magnitudes, Knuth's Algorithm D (TAOCP 4.3.1).
 void divmod_mag(const Limbs& u, const Limbs& v, Limbs& q, Limbs& r) {

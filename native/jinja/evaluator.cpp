@@ -12,6 +12,7 @@
 #include <typeinfo>
 #include <unordered_map>
 
+#include "compiler.h"
 #include "errors.h"
 #include "globals.h"
 #include "operators.h"
@@ -122,7 +123,7 @@ class Evaluator {
       : tpl_(tpl), ctx_(ctx), globals_(default_globals()), st_(st), outer_(tpl.names.size(), kUnresolved) {}
 
   std::string run() {
-    stack_base_ = static_cast<const char*>(__builtin_frame_address(0));
+    stack_base_ = stack_position();
     std::string out;
     size_t hint = tpl_.output_hint.load(std::memory_order_relaxed);
     constexpr size_t kMaxReserve = 16u << 20;  // a one-off huge render must not pin memory in later ones
@@ -161,7 +162,7 @@ class Evaluator {
   const char* stack_base_ = nullptr;
 
   void check_stack() const {
-    const char* p = static_cast<const char*>(__builtin_frame_address(0));
+    const char* p = stack_position();
     size_t used = stack_base_ > p ? static_cast<size_t>(stack_base_ - p) : static_cast<size_t>(p - stack_base_);
     if (used > kStackBudget) recursion_error("maximum nesting depth exceeded");
   }
@@ -611,7 +612,7 @@ class Evaluator {
  public:
   // Constants and names are answered inline; everything else goes through
   // eval_slow (stack check, error line annotation).
-  __attribute__((always_inline)) Value eval(const Expr& e, Scope* sc) {
+  JINJA_ALWAYS_INLINE Value eval(const Expr& e, Scope* sc) {
     if (e.kind == ExprKind::Const) return e.value;
     if (e.kind == ExprKind::Name) return lookup(sc, e);
     return eval_slow(e, sc);
@@ -623,7 +624,7 @@ class Evaluator {
   // The reference stays valid while the caller evaluates sibling
   // expressions: those never rebind names in an existing frame (only
   // statements and new macro/loop frames do).
-  __attribute__((always_inline)) const Value& eval_ref(const Expr& e, Scope* sc, Value& tmp) {
+  JINJA_ALWAYS_INLINE const Value& eval_ref(const Expr& e, Scope* sc, Value& tmp) {
     if (e.kind == ExprKind::Const) return e.value;
     if (e.kind == ExprKind::Name) {
       if (const Value* v = find(sc, e.id)) return *v;
@@ -633,7 +634,7 @@ class Evaluator {
     return tmp;
   }
 
-  __attribute__((noinline)) Value eval_slow(const Expr& e, Scope* sc) {
+  JINJA_NOINLINE Value eval_slow(const Expr& e, Scope* sc) {
     NestGuard g(*this);
     try {
       return eval_inner(e, sc);
@@ -644,7 +645,7 @@ class Evaluator {
   }
 
   // Inlined into eval_slow: one call frame per evaluated node, not two.
-  __attribute__((always_inline)) Value eval_inner(const Expr& e, Scope* sc) {
+  JINJA_ALWAYS_INLINE Value eval_inner(const Expr& e, Scope* sc) {
     switch (e.kind) {
       case ExprKind::Const:
         return e.value;

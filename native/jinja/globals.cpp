@@ -40,10 +40,11 @@ class RangeObject : public Object {
     std::vector<Value> out;
     out.reserve(count_);
     if (start_.kind() == Kind::Int && step_.kind() == Kind::Int) {
-      // |k * step| < 2^80 and |start| < 2^63: exact in 128 bits; each
-      // element lies between start and stop, so it fits int64.
-      __int128 x = start_.as_int(), st = step_.as_int();
-      for (uint64_t k = 0; k < count_; ++k) out.push_back(Value::integer(int64_t(x + __int128(k) * st)));
+      // Each element lies between start and stop, so it fits int64;
+      // start + k*step computed modulo 2^64 is therefore that element
+      // exactly, whatever the intermediate product.
+      const uint64_t x = uint64_t(start_.as_int()), st = uint64_t(step_.as_int());
+      for (uint64_t k = 0; k < count_; ++k) out.push_back(Value::integer(int64_t(x + k * st)));
       return out;
     }
     Value x = start_;

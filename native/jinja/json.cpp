@@ -11,13 +11,14 @@
 #include <cstring>
 
 #include "arena.h"
+#include "compiler.h"
 #include "bigint.h"
 #include "errors.h"
 #include "operators.h"
 #include "pyformat.h"
 #include "unicode.h"
 
-#if defined(__SSE2__)
+#if defined(JINJA_HAVE_SSE2)
 #include <emmintrin.h>
 #endif
 
@@ -67,7 +68,7 @@ struct Dumper {
           uint64_t q = v ^ (kOnes * '"'), b = v ^ (kOnes * '\\'), d = v ^ (kOnes * 0x7f);
           uint64_t hit = (((q - kOnes) & ~q) | ((b - kOnes) & ~b) | ((d - kOnes) & ~d) | ((v - kOnes * 0x20) & ~v) | v) & kHigh;
           if (hit) {
-            j += __builtin_ctzll(hit) / 8;
+            j += std::countr_zero(hit) / 8;
             break;
           }
           j += 8;
@@ -361,8 +362,8 @@ struct Parser {
   // s.size()); ORs every byte passed over into `high` so the caller knows
   // whether the run was pure ASCII. Strings are most of a chat context, so
   // this tests eight bytes per step (SWAR) before looking at single bytes.
-  [[gnu::always_inline]] size_t scan_plain(size_t p, uint64_t& high) const {
-#if defined(__SSE2__)
+  JINJA_ALWAYS_INLINE size_t scan_plain(size_t p, uint64_t& high) const {
+#if defined(JINJA_HAVE_SSE2)
     // Sixteen bytes per step where SSE2 is there (every x86-64).
     const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1f);
     unsigned non_ascii = 0;
@@ -372,7 +373,7 @@ struct Parser {
                                   _mm_cmpeq_epi8(_mm_max_epu8(v, ctl), ctl));  // v <= 0x1f
       unsigned m = unsigned(_mm_movemask_epi8(stop)), hi = unsigned(_mm_movemask_epi8(v));
       if (m) {
-        unsigned k = unsigned(__builtin_ctz(m));
+        unsigned k = unsigned(std::countr_zero(m));
         if ((non_ascii | (hi & ((1u << k) - 1))) != 0) high |= 0x80;
         return p + k;
       }
@@ -385,7 +386,7 @@ struct Parser {
       uint64_t v;
       std::memcpy(&v, s.data() + p, 8);
       if (uint64_t hit = stop_bytes(v)) {
-        int stop = __builtin_ctzll(hit) / 8;
+        int stop = std::countr_zero(hit) / 8;
         high |= low_bytes(v, stop);
         return p + stop;
       }
