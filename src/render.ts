@@ -188,7 +188,7 @@ function missingTokenWarnings(undeclared: ReadonlySet<string>, tokens: Readonly<
 
 function prepare(input: unknown, options: RenderChatOptions): Prepared {
   // Raw request text is decoded once, losslessly, before anything looks at it.
-  const decoded = decodeRequest(input);
+  const decoded = decodeRequest(input, { shareTools: true });
   const request = decoded.value;
   const backend = options.backend ?? 'embedded';
   if (backend !== 'embedded' && backend !== 'vllm.cpp') throw new BackendError(`unknown backend ${JSON.stringify(backend)}`);

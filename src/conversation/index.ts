@@ -6,7 +6,10 @@
 
 import { RequestValidationError } from '../errors';
 import { checkRequestBounds } from '../protocol/bounds';
-import { decodePyJson, isPyDict, NESTING_TOO_DEEP, nestingPath, PyJsonDecodeError, pyTruthy, serializePyJson } from '../protocol/pyjson';
+import {
+  decodePyJson, isPyDict, NESTING_TOO_DEEP, nestingPath, PreEncoded, pyDeepCopyUnshared, PyJsonDecodeError, pyTruthy, serializePyJson,
+  SharedMembers, type SharedMember,
+} from '../protocol/pyjson';
 import { ChatCompletionRequestSchema, formatPath, validateRequest } from '../protocol/schemas';
 import { convertDeveloperToSystem, templateSupportsDeveloper } from './developer';
 import { buildChatKwargs, kwargsFrom, resolveTemplateVariables } from './kwargs';
@@ -62,6 +65,23 @@ const has = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.c
 export interface DecodedRequest {
   value: Record<string, unknown>;
   bounded: boolean;
+  /**
+   * Set when `value.tools` is a value shared with earlier requests whose
+   * `tools` text was the same (decodeRequest's `shareTools`): read only,
+   * never handed out; buildContext shapes and serializes it once.
+   */
+  sharedTools?: SharedMember;
+}
+
+/** The `tools` texts of recent raw-text requests (an agent sends the same tools with every turn). */
+const recentTools = new SharedMembers('tools');
+
+/** What buildContext derives once from a shared `tools` value. */
+interface SharedToolsForms {
+  /** shapeTools of the value (shared, read only). */
+  shaped: unknown[] | null;
+  /** Its compact serialization, written into every context that uses it. */
+  json: PreEncoded | undefined;
 }
 
 /**
@@ -69,14 +89,16 @@ export interface DecodedRequest {
  * semantics (a too-deep text is refused with the path where it went too
  * deep). The context builder checks the structural bounds of the result.
  */
-export function decodeRequest(request: unknown): DecodedRequest {
+export function decodeRequest(request: unknown, options: { shareTools?: boolean } = {}): DecodedRequest {
   let value = request;
   let bounded = false;
+  let sharedTools: SharedMember | undefined;
   if (typeof request === 'string') {
     try {
-      const decoded = decodePyJson(request);
+      const decoded = decodePyJson(request, options.shareTools === true ? recentTools : undefined);
       value = decoded.value;
       bounded = !decoded.surrogates;
+      sharedTools = decoded.shared;
     } catch (e) {
       if (!(e instanceof PyJsonDecodeError)) throw e;
       const deep = e.msg === NESTING_TOO_DEEP ? nestingPath(request) : undefined;
@@ -88,7 +110,7 @@ export function decodeRequest(request: unknown): DecodedRequest {
     }
   }
   if (!isPyDict(value)) throw new RequestValidationError('The request body must be a JSON object', '');
-  return { value: value as Record<string, unknown>, bounded };
+  return sharedTools === undefined ? { value: value as Record<string, unknown>, bounded } : { value: value as Record<string, unknown>, bounded, sharedTools };
 }
 
 /** decodeRequest's value. */
@@ -128,7 +150,15 @@ export function buildContext(decoded: DecodedRequest, facts: TemplateFacts, opti
     );
   }
 
-  const tools = shapeTools(req['tools']);
+  // A shared tools value (the same tools text as a recent request) is shaped
+  // and serialized once; the result gets its own copy of the shaped tools.
+  const shared = decoded.sharedTools !== undefined && req['tools'] === decoded.sharedTools.value ? decoded.sharedTools : undefined;
+  let sharedForms: SharedToolsForms | undefined;
+  if (shared !== undefined) {
+    sharedForms = shared.derived as SharedToolsForms | undefined;
+    if (sharedForms === undefined) shared.derived = sharedForms = { shaped: shapeTools(shared.value), json: undefined };
+  }
+  const tools = sharedForms !== undefined ? sharedForms.shaped : shapeTools(req['tools']);
   const kwargs = buildChatKwargs({
     requestKwargs: kwargsFrom(req['chat_template_kwargs']),
     serverKwargs: kwargsFrom(options.chatTemplateKwargs),
@@ -177,9 +207,12 @@ export function buildContext(decoded: DecodedRequest, facts: TemplateFacts, opti
     continueFinal = prepared.state;
   }
 
+  const sharedShaped = sharedForms !== undefined && resolved.tools === sharedForms.shaped && sharedForms.shaped !== null;
+  let toolsVar: unknown = resolved.tools ?? null;
+  if (sharedShaped) toolsVar = sharedForms!.json ??= new PreEncoded(serializePyJson(sharedForms!.shaped, { compact: true }));
   const vars = new Map<string, unknown>([
     ['messages', templateMessages],
-    ['tools', resolved.tools ?? null],
+    ['tools', toolsVar],
     ['documents', documents],
     ['add_generation_prompt', resolved.addGenerationPrompt],
   ]);
@@ -188,7 +221,7 @@ export function buildContext(decoded: DecodedRequest, facts: TemplateFacts, opti
   return {
     contextJson: serializePyJson(vars, { compact: true }),
     messages,
-    tools: (resolved.tools ?? null) as unknown[] | null,
+    tools: (sharedShaped ? pyDeepCopyUnshared(sharedForms!.shaped) : (resolved.tools ?? null)) as unknown[] | null,
     templateVariables: [...vars.keys()],
     warnings,
     continueFinal,

@@ -258,6 +258,59 @@ class NoValue {
 /** Plain string characters (no quote, backslash, control character or surrogate) up to a closing quote; sticky. */
 const PLAIN_RUN = /[^"\\\x00-\x1f\ud800-\udfff]*"/y;
 
+/**
+ * A member of the top-level object kept from an earlier decode, with the
+ * exact text it was decoded from. A later text holding the same characters
+ * at that member decodes to an equal value (a JSON array is closed by its own
+ * bracket, so the decode never looks past that text), so the kept value is
+ * used instead. The value is shared by every decode that hits it: whoever
+ * takes one from `decodePyJson` must only read it and never hand it out.
+ */
+export interface SharedMember {
+  /** The member value's JSON text (an array without any surrogate code unit). */
+  readonly text: string;
+  readonly value: PyValue[];
+  /** Whatever the owner derives from the value once (read-only too). */
+  derived?: unknown;
+}
+
+/** A few recently decoded texts of one top-level member (`tools` of a request), most recent first. */
+export class SharedMembers {
+  private readonly entries: SharedMember[] = [];
+  constructor(
+    readonly key: string,
+    private readonly capacity = 4,
+    private readonly maxText = 256 * 1024,
+  ) {}
+
+  /** The entry whose text starts at `idx` in `s`. */
+  find(s: string, idx: number): SharedMember | undefined {
+    const entries = this.entries;
+    for (let i = 0; i < entries.length; i++) {
+      const e = entries[i]!;
+      if (s.startsWith(e.text, idx)) {
+        if (i > 0) {
+          entries.splice(i, 1);
+          entries.unshift(e);
+        }
+        return e;
+      }
+    }
+    return undefined;
+  }
+
+  /** Keeps `value`, decoded from s[start, end), unless its text is too long. */
+  add(s: string, start: number, end: number, value: PyValue[]): SharedMember | undefined {
+    if (end - start > this.maxText) return undefined;
+    // a copy of the characters, so that the entry does not keep the whole request text alive
+    const text = Buffer.from(s.slice(start, end), 'utf16le').toString('utf16le');
+    const e: SharedMember = { text, value };
+    this.entries.unshift(e);
+    if (this.entries.length > this.capacity) this.entries.pop();
+    return e;
+  }
+}
+
 class Decoder {
   private depth = 0;
   /** Set once a string or key held a surrogate code unit (raw or escaped, paired or not). */
@@ -269,6 +322,9 @@ class Decoder {
    * used to name where a too-deep document went too deep).
    */
   path: Array<string | number> | null = null;
+  /** Top-level member values shared between decodes, and the one this text's member came from. */
+  shared: SharedMembers | null = null;
+  sharedHit: SharedMember | undefined = undefined;
   constructor(private readonly s: string) {}
 
   err(msg: string, pos: number): PyJsonDecodeError {
@@ -489,7 +545,7 @@ class Decoder {
         if (s.charCodeAt(idx) !== 0x3a) throw this.err("Expecting ':' delimiter", idx);
         idx = this.skipWs(idx + 1);
         if (this.path) this.path.push(key);
-        const val = this.scan(idx);
+        const val = this.shared !== null && this.depth === 1 && key === this.shared.key ? this.scanShared(idx) : this.scan(idx);
         if (this.path) this.path.pop();
         const afterVal = this.end;
         if (order !== null) {
@@ -511,6 +567,28 @@ class Decoder {
     this.depth--;
     this.end = idx + 1;
     return obj as PyDict;
+  }
+
+  /** A member of the top-level object named `shared.key`: a kept value when its text is there, else decoded (and kept). */
+  private scanShared(idx: number): PyValue {
+    const shared = this.shared!;
+    const s = this.s;
+    if (s.charCodeAt(idx) !== 0x5b) {
+      this.sharedHit = undefined;
+      return this.scan(idx);
+    }
+    const hit = shared.find(s, idx);
+    if (hit !== undefined) {
+      this.sharedHit = hit;
+      this.end = idx + hit.text.length;
+      return hit.value;
+    }
+    const before = this.surrogates;
+    this.surrogates = false;
+    const value = this.scanArray(idx + 1);
+    this.sharedHit = this.surrogates ? undefined : shared.add(s, idx, this.end, value);
+    this.surrogates = this.surrogates || before;
+    return value;
   }
 
   scanArray(idx: number): PyValue[] {
@@ -549,8 +627,12 @@ export function parsePyJson(text: string): PyValue {
  * is within MAX_DEPTH; one without surrogates has no lone surrogate either,
  * so it already meets the request bounds (protocol/bounds).
  */
-export function decodePyJson(text: string): { value: PyValue; surrogates: boolean } {
+export function decodePyJson(
+  text: string,
+  shared?: SharedMembers,
+): { value: PyValue; surrogates: boolean; shared?: SharedMember } {
   const d = new Decoder(text);
+  if (shared !== undefined) d.shared = shared;
   if (text.charCodeAt(0) === 0xfeff) throw d.err('Unexpected UTF-8 BOM (decode using utf-8-sig)', 0);
   let idx = d.skipWs(0);
   let value: PyValue;
@@ -563,6 +645,8 @@ export function decodePyJson(text: string): { value: PyValue; surrogates: boolea
   }
   idx = d.skipWs(idx);
   if (idx !== text.length) throw d.err('Extra data', idx);
+  const hit = d.sharedHit;
+  if (hit !== undefined && isPyDict(value) && shared !== undefined && value[shared.key] === hit.value) return { value, surrogates: d.surrogates, shared: hit };
   return { value, surrogates: d.surrogates };
 }
 
@@ -733,6 +817,10 @@ class Encoder {
       this.out += this.pythonDumps ? dumpsFloat(v.value) : floatText(v);
       return;
     }
+    if (v instanceof PreEncoded) {
+      this.out += v.text;
+      return;
+    }
     const stack = this.stack;
     // A cycle nests without bound, so it is still caught once the nesting is deep.
     if (stack.length >= 32 && stack.includes(v)) throw new TypeError('Circular reference detected');
@@ -770,6 +858,37 @@ class Encoder {
     }
     stack.pop();
   }
+}
+
+/** JSON text the serializer writes as it is (a value the caller already serialized with the same options). */
+export class PreEncoded {
+  constructor(readonly text: string) {}
+}
+
+/**
+ * Deep copy of a decoded value (plain arrays and objects, PyFloat, primitives)
+ * that shares nothing with it, PyFloat objects included; objects keep their
+ * own keys in the same order and their recorded Python order.
+ */
+export function pyDeepCopyUnshared<T>(v: T): T {
+  if (typeof v !== 'object' || v === null) return v;
+  if (v instanceof PyFloat) return new PyFloat(v.value, v.text) as T;
+  if (Array.isArray(v)) {
+    const out: unknown[] = new Array(v.length);
+    for (let i = 0; i < v.length; i++) out[i] = pyDeepCopyUnshared(v[i]);
+    return out as T;
+  }
+  if (v instanceof Map) return new Map([...v.entries()].map(([k, x]) => [k, pyDeepCopyUnshared(x)])) as T;
+  const src = v as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const k in src) {
+    if (!Object.prototype.hasOwnProperty.call(src, k)) continue;
+    if (k === '__proto__') setOwn(out, k, pyDeepCopyUnshared(src[k]));
+    else out[k] = pyDeepCopyUnshared(src[k]);
+  }
+  const order = (src as { [PY_KEYS]?: string[] })[PY_KEYS];
+  if (order !== undefined) Object.defineProperty(out, PY_KEYS, { value: order.slice(), enumerable: false, configurable: true, writable: true });
+  return out as T;
 }
 
 /** Deep copy of a model value (objects keep their Python key order). */
