@@ -161,18 +161,21 @@ struct RenderInput {
   std::shared_ptr<std::atomic<bool>> stopping;  // keeps the flag alive for thread-pool renders
 };
 
+// The wall-clock fields [year, month, day, hour, minute, second, microsecond].
+void read_now(const Napi::Array& a, jinja::RenderState& st) {
+  int f[7] = {1970, 1, 1, 0, 0, 0, 0};
+  const uint32_t n = a.Length();
+  for (uint32_t i = 0; i < 7 && i < n; ++i) f[i] = a.Get(i).As<Napi::Number>().Int32Value();
+  st.now = {f[0], f[1], f[2], f[3], f[4], f[5], f[6]};
+}
+
 // Parses the options object: { now?: number[7], maxOutputBytes?, maxSteps?, maxDepth?,
 // maxCollection?, maxRenderMs?, maxMemoryBytes? }.
 void read_options(const Napi::Value& v, jinja::RenderState& st) {
   if (!v.IsObject()) return;
   Napi::Object o = v.As<Napi::Object>();
   Napi::Value now = o.Get("now");
-  if (now.IsArray()) {
-    Napi::Array a = now.As<Napi::Array>();
-    int f[7] = {1970, 1, 1, 0, 0, 0, 0};
-    for (uint32_t i = 0; i < 7 && i < a.Length(); ++i) f[i] = a.Get(i).As<Napi::Number>().Int32Value();
-    st.now = {f[0], f[1], f[2], f[3], f[4], f[5], f[6]};
-  }
+  if (now.IsArray()) read_now(now.As<Napi::Array>(), st);
   auto num = [&](const char* key, auto& field) {
     Napi::Value x = o.Get(key);
     if (x.IsNumber()) {
@@ -274,9 +277,30 @@ class CompiledTemplate : public Napi::ObjectWrap<CompiledTemplate> {
       return false;
     }
     in.tpl = tpl_;
-    in.context_json = info[0].As<Napi::String>().Utf8Value();
-    if (info.Length() > 1) read_options(info[1], in.state);
+    read_utf8(env, info[0], in.context_json);
+    // (json, options) or (json, now[7]): the clock alone, with no limits to read
+    if (info.Length() > 1) {
+      if (info[1].IsArray()) read_now(info[1].As<Napi::Array>(), in.state);
+      else read_options(info[1], in.state);
+    }
     return true;
+  }
+
+  // A JS string as UTF-8 (lone surrogates as U+FFFD). A short one is written
+  // in one pass into this thread's scratch buffer, sized for its worst case
+  // (3 bytes per UTF-16 unit), instead of being measured first.
+  static void read_utf8(napi_env env, napi_value v, std::string& out) {
+    static constexpr size_t kOnePassUnits = 16 * 1024;
+    thread_local std::unique_ptr<char[]> scratch(new char[kOnePassUnits * 3 + 1]);
+    size_t units = 0;
+    if (napi_get_value_string_utf16(env, v, nullptr, 0, &units) == napi_ok && units <= kOnePassUnits) {
+      size_t written = 0;
+      if (napi_get_value_string_utf8(env, v, scratch.get(), units * 3 + 1, &written) == napi_ok) {
+        out.assign(scratch.get(), written);
+        return;
+      }
+    }
+    out = Napi::String(env, v).Utf8Value();
   }
 
   // A sync render runs on the environment's own thread, so it can ask the

@@ -17,6 +17,18 @@ export function wallClock(now: NowInput): number[] {
     if (Number.isNaN(now.getTime())) throw new TypeError('now: invalid Date');
     return [now.getFullYear(), now.getMonth() + 1, now.getDate(), now.getHours(), now.getMinutes(), now.getSeconds(), now.getMilliseconds() * 1000];
   }
+  // A fixed `now` is usually the same text call after call: parse it once.
+  if (now === lastText) return lastFields.slice();
+  const fields = parseWallClock(now);
+  lastText = now;
+  lastFields = fields;
+  return fields.slice();
+}
+
+let lastText: string | undefined;
+let lastFields: number[] = [];
+
+function parseWallClock(now: string): number[] {
   const m = ISO.exec(now.trim());
   if (!m) throw new TypeError(`now: expected an ISO-8601 date-time like 2026-01-15T10:30:00, got ${JSON.stringify(now)}`);
   const f = (i: number) => (m[i] === undefined ? 0 : Number(m[i]));

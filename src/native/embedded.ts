@@ -49,7 +49,7 @@ export class CompiledTemplate {
   /** Renders with the template variables given as one JSON text (Python json.loads semantics). */
   renderJson(contextJson: string, options?: NativeRenderOptions): string {
     try {
-      return this.#native.render(contextJson, options);
+      return this.#native.render(contextJson, nativeOptions(options));
     } catch (e) {
       throw fromNativeError(e);
     }
@@ -58,11 +58,32 @@ export class CompiledTemplate {
   /** Same as renderJson, off the event loop. */
   async renderJsonAsync(contextJson: string, options?: NativeRenderOptions): Promise<string> {
     try {
-      return await this.#native.renderAsync(contextJson, options);
+      return await this.#native.renderAsync(contextJson, nativeOptions(options));
     } catch (e) {
       throw fromNativeError(e);
     }
   }
+}
+
+/**
+ * What the native render is given: the clock fields alone when no limit is
+ * set (the usual call: nothing else for it to look up), else the options.
+ */
+function nativeOptions(options: NativeRenderOptions | undefined): NativeRenderOptions | number[] | undefined {
+  if (options === undefined) return undefined;
+  const now = options.now;
+  if (
+    Array.isArray(now) &&
+    options.maxOutputBytes === undefined &&
+    options.maxSteps === undefined &&
+    options.maxDepth === undefined &&
+    options.maxCollection === undefined &&
+    options.maxRenderMs === undefined &&
+    options.maxMemoryBytes === undefined
+  ) {
+    return now;
+  }
+  return options;
 }
 
 const CACHE_LIMIT = 256;

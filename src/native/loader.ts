@@ -21,8 +21,9 @@ export interface NativeRenderOptions {
 }
 
 export interface NativeCompiledTemplate {
-  render(contextJson: string, options?: NativeRenderOptions): string;
-  renderAsync(contextJson: string, options?: NativeRenderOptions): Promise<string>;
+  /** `options` is the options object, or the `now` fields alone. */
+  render(contextJson: string, options?: NativeRenderOptions | number[]): string;
+  renderAsync(contextJson: string, options?: NativeRenderOptions | number[]): Promise<string>;
   readonly undeclaredVariables: string[];
   readonly contentFormat: 'string' | 'openai';
 }
