@@ -217,28 +217,44 @@ function optString(obj: Lossless, key: string): string | undefined {
  * Templates loaded and compiled once per batch run, keyed by the case's
  * template string and whether it has tools (a tokenizer config listing
  * templates picks `tool_use` for those): the files do not change during a
- * run. A path that fails to load or compile is remembered as such and its
- * cases go through renderChat's own loading, so each of them fails with the
- * same error line as before, in the same order against request errors.
+ * run. The key is looked up before anything else is done with the string,
+ * so a case whose template was seen before costs one Map lookup. A path that
+ * fails to load or compile is remembered as such and its cases go through
+ * renderChat's own loading, so each of them fails with the same error line as
+ * before, in the same order against request errors.
  */
-type BatchTemplates = Map<string, { compiled: CompiledTemplate; specialTokens: Record<string, string> } | null>;
+interface BatchTemplate {
+  /** The template string resolved against the input's directory. */
+  templatePath: string;
+  /** Undefined when loading or compiling failed. */
+  compiled: CompiledTemplate | undefined;
+  specialTokens: Record<string, string> | undefined;
+}
 
-function batchTemplate(templates: BatchTemplates, templatePath: string, key: string, hasTools: boolean) {
-  let hit = templates.get(key);
+type BatchTemplates = Map<string, BatchTemplate>;
+
+function batchTemplate(run: BatchRun, template: string, hasTools: boolean): BatchTemplate {
+  const key = (hasTools ? '1' : '0') + template;
+  let hit = run.templates.get(key);
   if (hit === undefined) {
+    const templatePath = path.resolve(run.baseDir, template);
+    hit = { templatePath, compiled: undefined, specialTokens: undefined };
     try {
       const loaded = loadTemplateFromPath(templatePath, { hasTools });
-      hit = { compiled: compileTemplate(loaded.source), specialTokens: loaded.specialTokens };
+      hit.compiled = compileTemplate(loaded.source);
+      hit.specialTokens = loaded.specialTokens;
     } catch {
-      hit = null;
+      hit.compiled = undefined;
+      hit.specialTokens = undefined;
     }
-    templates.set(key, hit);
+    run.templates.set(key, hit);
   }
   return hit;
 }
 
-/** One run's state: the base directory, backend, template cache and whether the whole input is valid UTF-8. */
+/** One run's state: the input, base directory, backend, template cache and whether the whole input is valid UTF-8. */
 interface BatchRun {
+  input: Buffer;
   baseDir: string;
   backend: Backend | undefined;
   templates: BatchTemplates;
@@ -251,15 +267,16 @@ interface BatchRun {
  * failure, including a line that is not UTF-8 or not JSON, is that case's
  * own `ok: false` line.
  */
-function runBatchCase(bytes: Buffer, n: number, run: BatchRun): string {
+function runBatchCase(line: BatchLine, run: BatchRun): string {
+  const n = line.n;
   let id: unknown = null;
   try {
     let raw: string;
     if (run.inputIsUtf8) {
-      raw = bytes.toString('utf8');
+      raw = run.input.toString('utf8', line.start, line.end);
     } else {
       try {
-        raw = decodeUtf8Strict(bytes);
+        raw = decodeUtf8Strict(run.input.subarray(line.start, line.end));
       } catch (e) {
         if (e instanceof Utf8DecodeError) throw new Utf8DecodeError(`line ${n + 1}: ${e.message}`, e.start, e.end, e.reason);
         throw e;
@@ -270,32 +287,39 @@ function runBatchCase(bytes: Buffer, n: number, run: BatchRun): string {
     id = field(c, 'id') ?? null;
     const template = optString(c, 'template');
     if (!template) throw new TypeError('"template" (a path) is required');
-    const request: Lossless = { messages: field(c, 'messages') };
-    if (field(c, 'tools') !== undefined) request.tools = field(c, 'tools');
+    const tools = field(c, 'tools');
+    const request: Lossless = tools === undefined ? { messages: field(c, 'messages') } : { messages: field(c, 'messages'), tools };
     const agp = field(c, 'add_generation_prompt');
     const kwargs = field(c, 'kwargs');
-    const templatePath = path.resolve(run.baseDir, template);
-    const withTools = Array.isArray(request.tools) && request.tools.length > 0;
-    const loaded = batchTemplate(run.templates, templatePath, (withTools ? '1' : '0') + template, withTools);
-    // validated by renderChat (zod), like any request
-    const result = renderChat(request as ChatRequestInput, {
-      ...(loaded ? { template: loaded.compiled, specialTokens: loaded.specialTokens } : { templatePath }),
+    const t = batchTemplate(run, template, Array.isArray(tools) && tools.length > 0);
+    // validated by renderChat (zod), like any request; one options shape for every case
+    const options: RenderChatOptions = {
+      template: t.compiled,
+      templatePath: t.compiled === undefined ? t.templatePath : undefined,
+      specialTokens: t.specialTokens,
       bosToken: optString(c, 'bos_token'),
       eosToken: optString(c, 'eos_token'),
       now: optString(c, 'now'),
       addGenerationPrompt: agp === undefined ? true : Boolean(agp),
       chatTemplateKwargs: kwargs === undefined || kwargs === null ? undefined : (kwargs as Record<string, unknown>),
       backend: run.backend,
-    });
-    return JSON.stringify({ id, ok: true, prompt: result.prompt });
+    };
+    return JSON.stringify({ id, ok: true, prompt: renderChat(request as ChatRequestInput, options).prompt });
   } catch (e) {
     return JSON.stringify({ id, ok: false, error: errorLine(e) });
   }
 }
 
-/** Lines as bytes (a 0x0A byte never occurs inside a UTF-8 sequence); blank lines dropped, numbers kept. */
-function batchLines(buf: Buffer): Array<{ n: number; bytes: Buffer }> {
-  const out: Array<{ n: number; bytes: Buffer }> = [];
+/** A case line: its 0-based line number and its byte range in the input. */
+interface BatchLine {
+  n: number;
+  start: number;
+  end: number;
+}
+
+/** Lines as byte ranges (a 0x0A byte never occurs inside a UTF-8 sequence); blank lines dropped, numbers kept. */
+function batchLines(buf: Buffer): BatchLine[] {
+  const out: BatchLine[] = [];
   let start = 0;
   for (let n = 0; start <= buf.length; n++) {
     let end = buf.indexOf(0x0a, start);
@@ -306,7 +330,7 @@ function batchLines(buf: Buffer): Array<{ n: number; bytes: Buffer }> {
       const b = buf[i]!;
       blank = b === 0x20 || b === 0x09 || b === 0x0d;
     }
-    if (!blank) out.push({ n, bytes: buf.subarray(start, end) });
+    if (!blank) out.push({ n, start, end });
     start = end + 1;
   }
   return out;
@@ -345,12 +369,27 @@ function chunkedWriter(out: (s: string) => void): { line: (s: string) => void; f
   };
 }
 
-/** Writes all of `s` to `fd` (one write unless the system takes less). */
+/** Writes all of `s` to `fd`: encoded once, one write unless the system takes less. */
 function writeAll(fd: number, s: string): void {
-  const done = fs.writeSync(fd, s);
-  if (done === Buffer.byteLength(s)) return;
-  const rest = Buffer.from(s).subarray(done);
-  for (let off = 0; off < rest.length; ) off += fs.writeSync(fd, rest, off);
+  const bytes = Buffer.from(s, 'utf8');
+  for (let off = 0; off < bytes.length; ) off += fs.writeSync(fd, bytes, off);
+}
+
+/**
+ * The worker runs under this process's Node options (--cpu-prof, heap
+ * limits, ...), less the inspector's, whose port this process holds.
+ */
+function workerNodeArgs(execArgv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < execArgv.length; i++) {
+    const x = execArgv[i]!;
+    if (/^--(inspect|debug)/.test(x)) {
+      if (/^--(inspect|debug)-port$/.test(x)) i++; // its value follows
+      continue;
+    }
+    out.push(x);
+  }
+  return out;
 }
 
 /** Set in the environment of the batch worker process: the first line number it renders. */
@@ -442,25 +481,26 @@ function cmdBatch(argv: string[], io: CliIO): number {
   const input = batchInput(file, io.readStdin);
   const lines = batchLines(input);
   const workerFrom = process.env[BATCH_WORKER_ENV];
-  const run = (): BatchRun => ({ baseDir, backend, templates: new Map(), inputIsUtf8: isUtf8(input) });
+  const run = (): BatchRun => ({ input, baseDir, backend, templates: new Map(), inputIsUtf8: isUtf8(input) });
   if (workerFrom !== undefined) {
     // worker: "<line number>\t<result>" per case, from the given line on,
     // each written before the next case starts, straight to the results file
     // the parent gave it as file descriptor 1 (one write(2), no stream)
     const from = Number(workerFrom);
     const state = run();
-    for (const { n, bytes } of lines) if (n >= from) writeAll(1, `${n}\t${runBatchCase(bytes, n, state)}\n`);
+    for (const line of lines) if (line.n >= from) writeAll(1, `${line.n}\t${runBatchCase(line, state)}\n`);
     return 0;
   }
   const out = chunkedWriter(io.stdout);
   if (a.flags.has('in-process')) {
     const state = run();
-    for (const { n, bytes } of lines) out.line(runBatchCase(bytes, n, state));
+    for (const line of lines) out.line(runBatchCase(line, state));
     out.flush();
     return 0;
   }
   const entry = path.join(packageRoot(), 'bin', 'node-vllm-cpp.js');
-  const args = [entry, 'batch', file === '-' ? '-' : path.resolve(file), ...(backend ? ['--backend', backend] : [])];
+  const nodeArgs = workerNodeArgs(process.execArgv);
+  const args = [...nodeArgs, entry, 'batch', file === '-' ? '-' : path.resolve(file), ...(backend ? ['--backend', backend] : [])];
   const results = workerOutputFile();
   try {
     let next = 0; // index into `lines` of the first case without a result
@@ -493,7 +533,7 @@ function cmdBatch(argv: string[], io: CliIO): number {
       if (next >= lines.length) break;
       const how = r.signal !== null ? `was killed by ${r.signal}` : `exited with code ${r.status}`;
       const error = `BackendError: the batch worker process ${how} while rendering this case`;
-      out.line(JSON.stringify({ id: caseId(lines[next]!.bytes), ok: false, error }));
+      out.line(JSON.stringify({ id: caseId(input.subarray(lines[next]!.start, lines[next]!.end)), ok: false, error }));
       next++;
     }
   } finally {
