@@ -288,7 +288,8 @@ export class SharedMembers {
     const entries = this.entries;
     for (let i = 0; i < entries.length; i++) {
       const e = entries[i]!;
-      if (s.startsWith(e.text, idx)) {
+      // (string equality compares the characters in bulk; startsWith goes one by one)
+      if (s.slice(idx, idx + e.text.length) === e.text) {
         if (i > 0) {
           entries.splice(i, 1);
           entries.unshift(e);
