@@ -7,7 +7,7 @@
 import { RequestValidationError } from '../errors';
 import { checkRequestBounds } from '../protocol/bounds';
 import {
-  decodePyJson, isPyDict, NESTING_TOO_DEEP, nestingPath, PreEncoded, pyDeepCopyUnshared, PyJsonDecodeError, pyTruthy, serializePyJson,
+  decodePyJson, isPyDict, NESTING_TOO_DEEP, nestingPath, PreEncoded, pyDeepCopy, PyJsonDecodeError, pyTruthy, serializePyJson,
   SharedMembers, type SharedMember,
 } from '../protocol/pyjson';
 import { ChatCompletionRequestSchema, formatPath, validateRequest } from '../protocol/schemas';
@@ -221,7 +221,7 @@ export function buildContext(decoded: DecodedRequest, facts: TemplateFacts, opti
   return {
     contextJson: serializePyJson(vars, { compact: true }),
     messages,
-    tools: (sharedShaped ? pyDeepCopyUnshared(sharedForms!.shaped) : (resolved.tools ?? null)) as unknown[] | null,
+    tools: (sharedShaped ? pyDeepCopy(sharedForms!.shaped) : (resolved.tools ?? null)) as unknown[] | null,
     templateVariables: [...vars.keys()],
     warnings,
     continueFinal,

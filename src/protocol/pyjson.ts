@@ -867,36 +867,28 @@ export class PreEncoded {
 }
 
 /**
- * Deep copy of a decoded value (plain arrays and objects, PyFloat, primitives)
- * that shares nothing with it, PyFloat objects included; objects keep their
- * own keys in the same order and their recorded Python order.
+ * Deep copy of a model value (plain arrays and objects, Maps, PyFloat,
+ * primitives) that shares no object with it, PyFloat objects included;
+ * objects keep their own keys in the same order and their recorded Python
+ * order.
  */
-export function pyDeepCopyUnshared<T>(v: T): T {
+export function pyDeepCopy<T>(v: T): T {
   if (typeof v !== 'object' || v === null) return v;
   if (v instanceof PyFloat) return new PyFloat(v.value, v.text) as T;
   if (Array.isArray(v)) {
     const out: unknown[] = new Array(v.length);
-    for (let i = 0; i < v.length; i++) out[i] = pyDeepCopyUnshared(v[i]);
+    for (let i = 0; i < v.length; i++) out[i] = pyDeepCopy(v[i]);
     return out as T;
   }
-  if (v instanceof Map) return new Map([...v.entries()].map(([k, x]) => [k, pyDeepCopyUnshared(x)])) as T;
+  if (v instanceof Map) return new Map([...v.entries()].map(([k, x]) => [k, pyDeepCopy(x)])) as T;
   const src = v as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   for (const k in src) {
     if (!Object.prototype.hasOwnProperty.call(src, k)) continue;
-    if (k === '__proto__') setOwn(out, k, pyDeepCopyUnshared(src[k]));
-    else out[k] = pyDeepCopyUnshared(src[k]);
+    if (k === '__proto__') setOwn(out, k, pyDeepCopy(src[k]));
+    else out[k] = pyDeepCopy(src[k]);
   }
   const order = (src as { [PY_KEYS]?: string[] })[PY_KEYS];
   if (order !== undefined) Object.defineProperty(out, PY_KEYS, { value: order.slice(), enumerable: false, configurable: true, writable: true });
   return out as T;
-}
-
-/** Deep copy of a model value (objects keep their Python key order). */
-export function pyDeepCopy<T>(v: T): T {
-  if (typeof v !== 'object' || v === null || v instanceof PyFloat) return v;
-  if (Array.isArray(v)) return v.map((x) => pyDeepCopy(x)) as T;
-  if (v instanceof Map) return new Map([...v.entries()].map(([k, x]) => [k, pyDeepCopy(x)])) as T;
-  if (isPyDict(v)) return makePyDict(pyEntries(v).map(([k, x]) => [k, pyDeepCopy(x)] as const)) as T;
-  return v;
 }
