@@ -245,8 +245,7 @@ function batchTemplate(run: BatchRun, template: string, hasTools: boolean): Batc
       hit.compiled = compileTemplate(loaded.source);
       hit.specialTokens = loaded.specialTokens;
     } catch {
-      hit.compiled = undefined;
-      hit.specialTokens = undefined;
+      // left undefined: the cases of this template go through renderChat's own loading
     }
     run.templates.set(key, hit);
   }
