@@ -28,7 +28,6 @@ import { renderChat, type Backend, type ChatRequestInput, type RenderChatOptions
 import { packageRoot } from '../native/loader';
 import { compileTemplate, type CompiledTemplate } from '../native/embedded';
 import { loadTemplateFromPath } from '../templates/load';
-import { decodeCaseLine } from './batch-decode';
 import { PARSE_USAGE, runParse } from './parse';
 import { cmdServe, SERVE_USAGE } from './serve';
 import { decodeJson, InputFileError, parseArgs, readBytes, readInput, readToolsFile, str, UsageError } from './args';
@@ -282,7 +281,7 @@ function runBatchCase(line: BatchLine, run: BatchRun): string {
         throw e;
       }
     }
-    const c = decodeCaseLine(raw) as Lossless;
+    const c = parsePyJson(raw) as Lossless;
     if (c === null || typeof c !== 'object' || Array.isArray(c)) throw new TypeError(`line ${n + 1}: a case must be a JSON object`);
     id = field(c, 'id') ?? null;
     const template = optString(c, 'template');

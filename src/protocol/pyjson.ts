@@ -34,6 +34,7 @@
  */
 
 import { NodeVllmError } from '../errors';
+import { mayHoldSurrogates, parseIfAgrees } from './json-parse-agrees';
 
 /** Own-key order of a decoded object, when it differs from JS's own order. */
 export const PY_KEYS: unique symbol = Symbol.for('node-vllm-cpp.pyjson.keys') as never;
@@ -267,7 +268,11 @@ const PLAIN_RUN = /[^"\\\x00-\x1f\ud800-\udfff]*"/y;
  * takes one from `decodePyJson` must only read it and never hand it out.
  */
 export interface SharedMember {
-  /** The member value's JSON text (an array without any surrogate code unit). */
+  /**
+   * A JSON text of the member value (an array without any surrogate code
+   * unit): the text it was decoded from, or for a value JSON.parse gave, its
+   * JSON.stringify (which the lossless decoder reads back as that value).
+   */
   readonly text: string;
   readonly value: PyValue[];
   /** Whatever the owner derives from the value once (read-only too). */
@@ -300,16 +305,82 @@ export class SharedMembers {
     return undefined;
   }
 
+  /** The entries, most recent first. */
+  list(): readonly SharedMember[] {
+    return this.entries;
+  }
+
+  /** Makes `e` the most recent entry. */
+  touch(e: SharedMember): void {
+    const i = this.entries.indexOf(e);
+    if (i > 0) {
+      this.entries.splice(i, 1);
+      this.entries.unshift(e);
+    }
+  }
+
+  /** The entry whose value equals `value` (a JSON.parse result the lossless decoder agrees with). */
+  findValue(value: unknown[]): SharedMember | undefined {
+    const entries = this.entries;
+    for (let i = 0; i < entries.length; i++) {
+      const e = entries[i]!;
+      if (sameJsonValue(e.value, value, 0)) {
+        if (i > 0) {
+          entries.splice(i, 1);
+          entries.unshift(e);
+        }
+        return e;
+      }
+    }
+    return undefined;
+  }
+
+  /** Keeps `value` (a JSON.parse result the lossless decoder agrees with), unless its JSON text is too long. */
+  addValue(value: PyValue[]): SharedMember | undefined {
+    const text = JSON.stringify(value);
+    if (text.length > this.maxText) return undefined;
+    return this.keep({ text, value });
+  }
+
+  private keep(e: SharedMember): SharedMember {
+    this.entries.unshift(e);
+    if (this.entries.length > this.capacity) this.entries.pop();
+    return e;
+  }
+
   /** Keeps `value`, decoded from s[start, end), unless its text is too long. */
   add(s: string, start: number, end: number, value: PyValue[]): SharedMember | undefined {
     if (end - start > this.maxText) return undefined;
     // a copy of the characters, so that the entry does not keep the whole request text alive
     const text = Buffer.from(s.slice(start, end), 'utf16le').toString('utf16le');
-    const e: SharedMember = { text, value };
-    this.entries.unshift(e);
-    if (this.entries.length > this.capacity) this.entries.pop();
-    return e;
+    return this.keep({ text, value });
   }
+}
+
+/**
+ * Deep equality of two JSON.parse-like values: same primitives, arrays of
+ * the same length, objects with the same own keys in the same order. A
+ * value with anything else (a PyFloat, bigint, Map, recorded key order) is
+ * never equal to a JSON.parse result the decoder kept.
+ */
+function sameJsonValue(a: unknown, b: unknown, depth: number): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || depth > 100) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJsonValue(a[i], b[i], depth + 1)) return false;
+    return true;
+  }
+  if (Array.isArray(b) || Object.getPrototypeOf(a) !== Object.prototype || Object.getPrototypeOf(b) !== Object.prototype) return false;
+  if ((a as { [PY_KEYS]?: unknown })[PY_KEYS] !== undefined || (b as { [PY_KEYS]?: unknown })[PY_KEYS] !== undefined) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  for (let i = 0; i < ka.length; i++) {
+    const k = ka[i]!;
+    if (k !== kb[i] || !sameJsonValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], depth + 1)) return false;
+  }
+  return true;
 }
 
 class Decoder {
@@ -622,16 +693,78 @@ export function parsePyJson(text: string): PyValue {
   return decodePyJson(text).value;
 }
 
+/** Below the lossless decoder's own limit, so that a text near it is decoded (and refused) there. */
+const PLAIN_MAX_DEPTH = 100;
+
+export interface Decoded {
+  value: PyValue;
+  /** A string or key may hold a surrogate code unit (always set when one does). */
+  surrogates: boolean;
+  /** The shared member the value's `shared.key` member is (read only). */
+  shared?: SharedMember;
+}
+
 /**
  * parsePyJson, also telling whether any string or key of the text held a
- * surrogate code unit (paired or not, raw or escaped). A text that decodes
- * is within MAX_DEPTH; one without surrogates has no lone surrogate either,
- * so it already meets the request bounds (protocol/bounds).
+ * surrogate code unit (paired or not, raw or escaped; it may also say so of
+ * a text whose only surrogate-like characters are an escaped backslash
+ * before `ud800`). A text that decodes is within MAX_DEPTH; one without
+ * surrogates has no lone surrogate either, so it already meets the request
+ * bounds (protocol/bounds).
+ *
+ * The value is JSON.parse's wherever that provably is the lossless
+ * decoder's (protocol/json-parse-agrees), and the lossless decoder's
+ * everywhere else, including every error.
  */
-export function decodePyJson(
-  text: string,
-  shared?: SharedMembers,
-): { value: PyValue; surrogates: boolean; shared?: SharedMember } {
+export function decodePyJson(text: string, shared?: SharedMembers): Decoded {
+  if (shared !== undefined) {
+    const d = decodeAroundSharedText(text, shared);
+    if (d !== undefined) return d;
+  }
+  const v = parseIfAgrees(text, PLAIN_MAX_DEPTH);
+  if (v === undefined) return decodePyJsonExact(text, shared);
+  const surrogates = mayHoldSurrogates(text);
+  if (shared !== undefined && !surrogates && isPyDict(v)) {
+    const member = (v as PyDict)[shared.key];
+    if (Array.isArray(member)) {
+      const hit = shared.findValue(member) ?? shared.addValue(member);
+      if (hit !== undefined) {
+        (v as PyDict)[shared.key] = hit.value;
+        return { value: v as PyValue, surrogates, shared: hit };
+      }
+    }
+  }
+  return { value: v as PyValue, surrogates };
+}
+
+/** The string that stands in for a kept member's text (decodeAroundSharedText); spelled with an escape. */
+const STAND_IN_TEXT = '"\\u0000node-vllm-cpp shared member"';
+const STAND_IN = '\u0000node-vllm-cpp shared member';
+
+/**
+ * JSON.parse of the text with a kept member's text (a recent request's
+ * `tools`) replaced by a stand-in string, so that only the rest is parsed.
+ * The stand-in begins with a quote, so put where the kept text was inside a
+ * string it leaves invalid JSON; outside strings a JSON array is a whole
+ * value, so the stand-in takes its place. When the parsed value has the
+ * stand-in as its `shared.key` member and nowhere else (keys included),
+ * that member is the kept text, and its kept value is used.
+ */
+function decodeAroundSharedText(text: string, shared: SharedMembers): Decoded | undefined {
+  for (const e of shared.list()) {
+    const idx = text.indexOf(e.text);
+    if (idx < 0) continue;
+    const v = parseIfAgrees(text.slice(0, idx) + STAND_IN_TEXT + text.slice(idx + e.text.length), PLAIN_MAX_DEPTH, STAND_IN);
+    if (v === undefined || !isPyDict(v) || (v as PyDict)[shared.key] !== STAND_IN) return undefined;
+    (v as PyDict)[shared.key] = e.value;
+    shared.touch(e);
+    return { value: v as PyValue, surrogates: mayHoldSurrogates(text), shared: e };
+  }
+  return undefined;
+}
+
+/** decodePyJson by the lossless decoder alone (the reference the JSON.parse path is checked against). */
+export function decodePyJsonExact(text: string, shared?: SharedMembers): Decoded {
   const d = new Decoder(text);
   if (shared !== undefined) d.shared = shared;
   if (text.charCodeAt(0) === 0xfeff) throw d.err('Unexpected UTF-8 BOM (decode using utf-8-sig)', 0);
@@ -756,9 +889,83 @@ export interface SerializeOptions {
  */
 export function serializePyJson(value: unknown, opts?: SerializeOptions): string {
   const dumps = opts?.pythonDumps === true;
-  const e = new Encoder(dumps, !dumps && opts?.compact === true);
+  const compact = !dumps && opts?.compact === true;
+  const e = new Encoder(dumps, compact);
+  if (compact && typeof value === 'object' && value !== null) {
+    const plain = new PlainScan();
+    if (plain.scan(value, 0)) return JSON.stringify(value);
+    e.plain = plain;
+  }
   e.write(value);
   return e.out;
+}
+
+/**
+ * How deep PlainScan looks. A container nested deeper (or a cycle) is left
+ * to the encoder, with its cycle check.
+ */
+const PLAIN_SCAN_DEPTH = 64;
+
+/**
+ * Which containers of a value JSON.stringify writes exactly as the compact
+ * encoder does, so that they can be handed to it whole (it runs natively).
+ * The two agree on plain objects (own enumerable keys in JS order) and
+ * arrays of strings (both escape lone surrogates as `\udXXX`), booleans,
+ * null, undefined (skipped as a member, null as an item), safe integers and
+ * finite non-integral numbers. Everything else marks the container holding
+ * it: PyFloat, PreEncoded, bigint, non-finite numbers, `-0`, unsafe
+ * integers, Maps, objects with Python key order (PY_KEYS) or a prototype
+ * other than Object's (class instances, boxed primitives), anything with a
+ * `toJSON`, functions and symbols.
+ *
+ * One walk marks every container that is not plain (`dirty`); the encoder
+ * writes those itself and hands every other container to JSON.stringify.
+ * The walk visits a superset of the members the encoder writes (for-in also
+ * sees inherited enumerable keys), so it can only mark too much.
+ */
+class PlainScan {
+  /** Containers that hold something JSON.stringify would write differently. */
+  readonly dirty = new Set<object>();
+  /** Containers at PLAIN_SCAN_DEPTH: below them nothing was looked at. */
+  readonly unscanned = new Set<object>();
+
+  scan(v: unknown, depth: number): boolean {
+    switch (typeof v) {
+      case 'string':
+      case 'boolean':
+      case 'undefined':
+        return true;
+      case 'number':
+        return Number.isInteger(v) ? Number.isSafeInteger(v) && !Object.is(v, -0) : Number.isFinite(v);
+      case 'object':
+        break;
+      default:
+        return false;
+    }
+    if (v === null) return true;
+    if (v instanceof PyFloat || v instanceof PreEncoded) return false;
+    if (depth >= PLAIN_SCAN_DEPTH) {
+      this.dirty.add(v);
+      this.unscanned.add(v);
+      return false;
+    }
+    let plain = true;
+    if (Array.isArray(v)) {
+      if ((v as { toJSON?: unknown }).toJSON !== undefined) plain = false;
+      for (let i = 0; i < v.length; i++) if (!this.scan(v[i], depth + 1)) plain = false;
+    } else if (v instanceof Map) {
+      plain = false;
+      for (const x of v.values()) this.scan(x, depth + 1);
+    } else {
+      const proto = Object.getPrototypeOf(v);
+      if ((proto !== Object.prototype && proto !== null) || (v as { toJSON?: unknown }).toJSON !== undefined || (v as { [PY_KEYS]?: unknown })[PY_KEYS] !== undefined) {
+        plain = false;
+      }
+      for (const k in v) if (!this.scan((v as Record<string, unknown>)[k], depth + 1)) plain = false;
+    }
+    if (!plain) this.dirty.add(v);
+    return plain;
+  }
 }
 
 /** Python's `json.dumps(value, ensure_ascii=False)` of a model value. */
@@ -772,6 +979,13 @@ class Encoder {
   private readonly stack: object[] = [];
   private readonly str: (s: string) => string;
   private readonly key: (k: string) => string;
+
+  /**
+   * Set by serializePyJson in compact mode: containers it does not mark are
+   * written by JSON.stringify. Cleared below a container PlainScan did not
+   * look into.
+   */
+  plain: PlainScan | undefined = undefined;
 
   /** Item and key separators. */
   private readonly comma: string;
@@ -822,6 +1036,23 @@ class Encoder {
       this.out += v.text;
       return;
     }
+    const plain = this.plain;
+    if (plain !== undefined) {
+      if (!plain.dirty.has(v)) {
+        this.out += JSON.stringify(v);
+        return;
+      }
+      if (plain.unscanned.has(v)) {
+        this.plain = undefined;
+        this.writeContainer(v);
+        this.plain = plain;
+        return;
+      }
+    }
+    this.writeContainer(v);
+  }
+
+  private writeContainer(v: object): void {
     const stack = this.stack;
     // A cycle nests without bound, so it is still caught once the nesting is deep.
     if (stack.length >= 32 && stack.includes(v)) throw new TypeError('Circular reference detected');

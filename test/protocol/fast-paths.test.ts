@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import {
   ChatCompletionRequestSchema, isCertainlyValidRequest, validateRequest,
 } from '../../src/protocol/schemas';
-import { makePyDict, parsePyJson, pyEntries, PyFloat, serializePyJson } from '../../src/protocol/pyjson';
+import { makePyDict, parsePyJson, pyEntries, PyFloat, PreEncoded, serializePyJson } from '../../src/protocol/pyjson';
 import { RequestValidationError } from '../../src/errors';
 import { rng } from '../support/random';
 import { tagOf } from './canonical';
@@ -179,11 +179,64 @@ describe('serializePyJson', () => {
     expect(serializePyJson(parsed)).toBe('{"b": 1, "2": [1.0, -0.0, Infinity], "a": {"1": "x", "0": null}}');
   });
 
+  it('compact output: the containers handed to JSON.stringify are written as the encoder writes them (4000 random values)', () => {
+    // The separators are the only difference between the two modes for these
+    // values (no string holds ", " or ": "), and the spaced mode never takes
+    // the JSON.stringify path; Python reads the compact texts back too.
+    class Box {
+      x = 1;
+    }
+    const extras: Array<() => unknown> = [
+      () => ({ plain: 'object', n: 1 }), () => Object.assign(Object.create(null), { a: 1 }), () => new Date(0), () => new Box(),
+      () => new PreEncoded('[1,2]'), () => ({ toJSON: () => 'x' }), () => Object.assign([1], { toJSON: () => 'y' }),
+      () => 1e21, () => -(2 ** 53), () => 2 ** 53 - 1, () => 0.1, () => -1.5e-7,
+      () => { let v: unknown = ['leaf', 2 ** 60]; for (let i = 0; i < 70; i++) v = i % 2 ? [v] : { k: v }; return v; },
+      () => { const shared = { s: [1, 'x'] }; return [shared, { again: shared }]; },
+    ];
+    const rand = rng(11);
+    const values: unknown[] = [];
+    const withExtras = (v: unknown, depth: number): unknown => {
+      if (Array.isArray(v)) return v.map((x) => withExtras(x, depth + 1));
+      if (v && typeof v === 'object' && !(v instanceof PyFloat) && !(v instanceof Map) && depth < 4 && rand() < 0.3) {
+        return { ...(v as object), extra: extras[Math.floor(rand() * extras.length)]!() };
+      }
+      return v;
+    };
+    for (let n = 0; n < 4000; n++) values.push(withExtras(randomValue(rand, 0), 0));
+    for (const make of extras) values.push({ messages: [make()], tools: [{ t: make() }] }, [make()]);
+    const strip = (t: string) => t.replaceAll(', ', ',').replaceAll(': ', ':');
+    const outcome = (f: () => string): string => {
+      try {
+        return f();
+      } catch (e) {
+        return `throws ${(e as Error).name}: ${(e as Error).message}`;
+      }
+    };
+    let thrown = 0;
+    const readable: unknown[] = [];
+    for (const v of values) {
+      const spaced = outcome(() => strip(serializePyJson(v)));
+      expect(outcome(() => serializePyJson(v, { compact: true })), spaced).toBe(spaced);
+      if (spaced.startsWith('throws ')) thrown++;
+      else if (!spaced.includes('[1,2]')) readable.push(v);
+    }
+    expect(thrown).toBeGreaterThan(0);
+    expect(readable.length).toBeGreaterThan(3000);
+    const texts = readable.map((v) => serializePyJson(withoutUndefined(v), { compact: true }));
+    const out = execFileSync('python3', ['-c', PY_TAGS], { input: JSON.stringify(texts), maxBuffer: 1 << 28 }).toString();
+    const tags = JSON.parse(out) as unknown[];
+    for (let i = 0; i < readable.length; i++) expect(tags[i], texts[i]).toEqual(tagOf(parsePyJson(strip(serializePyJson(withoutUndefined(readable[i]))))));
+  });
+
   it('still detects cycles, also below the top level', () => {
     const a: unknown[] = [];
     a.push({ x: a });
     expect(() => serializePyJson(a)).toThrow(/Circular reference/);
     const shared = { k: 1 };
     expect(serializePyJson([shared, shared])).toBe('[{"k": 1}, {"k": 1}]');
+    expect(() => serializePyJson(a, { compact: true })).toThrow(/Circular reference/);
+    const b: Record<string, unknown> = { ok: [1, 2] };
+    b.self = { deeper: [b] };
+    expect(() => serializePyJson({ top: b }, { compact: true })).toThrow(/Circular reference/);
   });
 });
