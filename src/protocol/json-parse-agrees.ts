@@ -40,14 +40,16 @@ function hasIntegralFloatLiteral(raw: string): boolean {
   let q = 0; // the string state below is that of position q
   let inString = false;
   for (let m = FLOAT_TOKEN.exec(raw); m !== null; m = FLOAT_TOKEN.exec(raw)) {
+    // outside strings the capture is the whole literal (JSON.parse accepted
+    // it), so a non-integral one needs no string state
+    if (!Number.isInteger(Number(m[1]))) continue;
     for (;;) {
       const quote = raw.indexOf('"', q);
       if (quote < 0 || quote >= m.index) break;
       if (!inString || !escapedQuote(raw, quote)) inString = !inString;
       q = quote + 1;
     }
-    // outside strings the capture is the whole literal (JSON.parse accepted it)
-    if (!inString && Number.isInteger(Number(m[1]))) return true;
+    if (!inString) return true;
   }
   return false;
 }
