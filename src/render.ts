@@ -8,6 +8,7 @@ import { CompiledTemplate, compileTemplate, type NativeRenderOptions, type Rende
 import { loadVllmCpp } from './native/vllm-cpp';
 import { loadTemplateFromPath } from './templates/load';
 import { renderInPool } from './async';
+import { defineLazy } from './lazy';
 import type { ChatCompletionRequest } from './protocol/schemas';
 
 export type Backend = 'embedded' | 'vllm.cpp';
@@ -145,7 +146,7 @@ export interface RenderChatResult {
   prompt: string;
   /** The conversation as the template saw it (after vLLM's post-processing). */
   messages: unknown[];
-  /** The tool dicts the template saw, or null. */
+  /** The tool dicts the template saw, or null (the result's own copy; for tools kept from a recent request, made on first read). */
   tools: unknown[] | null;
   contentFormat: ContentFormat;
   /** Lenient-policy coercions and similar notes. */
@@ -236,15 +237,21 @@ function prepare(input: unknown, options: RenderChatOptions): Prepared {
 
 function finish(p: Prepared, rendered: string): RenderChatResult {
   const prompt = p.built.continueFinal ? cutContinueFinal(rendered, p.built.continueFinal) : rendered;
-  return {
+  const built = p.built;
+  const result: RenderChatResult = {
     prompt,
-    messages: p.built.messages,
-    tools: p.built.tools,
+    messages: built.messages,
+    tools: null,
     contentFormat: p.contentFormat,
-    warnings: p.built.warnings,
+    warnings: built.warnings,
     templateHash: p.compiled.hash,
     backend: p.backend,
   };
+  // (built.tools may be computed on first read; so is the result's then)
+  const own = Object.getOwnPropertyDescriptor(built, 'tools');
+  if (own !== undefined && own.get !== undefined) defineLazy(result, 'tools', () => built.tools);
+  else result.tools = built.tools;
+  return result;
 }
 
 /**

@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { deserialize } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import { BackendError } from '../errors';
+import { defineLazy } from '../lazy';
 import type { RenderChatOptions, RenderChatResult } from '../render';
 import { applyPatches, decodeError, type Patch, type WireThrown } from './wire';
 
@@ -192,29 +193,17 @@ function resultOf(m: Extract<ReplyMessage, { ok: true }>): RenderChatResult {
     }
     return trees;
   };
-  const result = {
+  const result: RenderChatResult = {
     prompt: m.prompt,
     messages: undefined as unknown as unknown[],
-    tools: null as unknown[] | null,
+    tools: null,
     contentFormat: m.contentFormat,
     warnings: m.warnings,
     templateHash: m.templateHash,
     backend: m.backend,
   };
-  for (const [key, index] of [['messages', 0], ['tools', 1]] as const) {
-    Object.defineProperty(result, key, {
-      enumerable: true,
-      configurable: true,
-      get() {
-        const value = decode()[index];
-        Object.defineProperty(result, key, { value, enumerable: true, writable: true, configurable: true });
-        return value;
-      },
-      set(value: unknown) {
-        Object.defineProperty(result, key, { value, enumerable: true, writable: true, configurable: true });
-      },
-    });
-  }
+  defineLazy(result, 'messages', () => decode()[0]);
+  defineLazy(result, 'tools', () => decode()[1]);
   return result;
 }
 

@@ -5,6 +5,7 @@
  */
 
 import { RequestValidationError } from '../errors';
+import { defineLazy } from '../lazy';
 import { checkRequestBounds } from '../protocol/bounds';
 import {
   decodePyJson, isPyDict, NESTING_TOO_DEEP, nestingPath, PreEncoded, pyDeepCopy, PyJsonDecodeError, pyTruthy, serializePyJson,
@@ -218,12 +219,15 @@ export function buildContext(decoded: DecodedRequest, facts: TemplateFacts, opti
   ]);
   for (const [k, v] of resolved.extra) vars.set(k, v);
 
-  return {
+  const built: BuiltContext = {
     contextJson: serializePyJson(vars, { compact: true }),
     messages,
-    tools: (sharedShaped ? pyDeepCopy(sharedForms!.shaped) : (resolved.tools ?? null)) as unknown[] | null,
+    tools: (sharedShaped ? null : (resolved.tools ?? null)) as unknown[] | null,
     templateVariables: [...vars.keys()],
     warnings,
     continueFinal,
   };
+  // shared tools are read only: the result gets its own copy, made when first read
+  if (sharedShaped) defineLazy(built, 'tools', () => pyDeepCopy(sharedForms!.shaped) as unknown[] | null);
+  return built;
 }

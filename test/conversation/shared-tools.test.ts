@@ -85,6 +85,25 @@ describe('tools shared between raw-text requests', () => {
     expect(serializePyJson(third.tools)).toBe(serializePyJson(buildTemplateContext(text, facts).tools));
   });
 
+  it("a result's copy of shared tools, made on first read, behaves as a plain member", () => {
+    const compiled = compileTemplate(TEMPLATE);
+    const request = { messages: [{ role: 'user', content: 'hi' }], tools: [tool('a')] };
+    const text = JSON.stringify(request);
+    renderChat(text, { template: compiled });
+    const a = renderChat(text, { template: compiled });
+    const b = renderChat(text, { template: compiled });
+    expect(Object.keys(a)).toEqual(Object.keys(renderChat(request, { template: compiled })));
+    expect(JSON.parse(JSON.stringify(a)).tools).toEqual(request.tools);
+    expect({ ...b }.tools).toEqual(request.tools);
+    expect(structuredClone(a).tools).toEqual(request.tools);
+    expect(a.tools).toBe(a.tools);
+    expect(a.tools).not.toBe(b.tools);
+    a.tools = null;
+    expect(a.tools).toBeNull();
+    expect(Object.getOwnPropertyDescriptor(a, 'tools')).toMatchObject({ value: null, writable: true, enumerable: true });
+    expect(b.tools).toEqual(request.tools);
+  });
+
   it('renderChat of the same tools text again renders the same prompt as the object request', () => {
     const compiled = compileTemplate(TEMPLATE);
     const request = { messages: [{ role: 'user', content: 'hi' }], tools: [tool('a'), tool('b')] };
