@@ -294,13 +294,7 @@ export class SharedMembers {
     for (let i = 0; i < entries.length; i++) {
       const e = entries[i]!;
       // (string equality compares the characters in bulk; startsWith goes one by one)
-      if (s.slice(idx, idx + e.text.length) === e.text) {
-        if (i > 0) {
-          entries.splice(i, 1);
-          entries.unshift(e);
-        }
-        return e;
-      }
+      if (s.slice(idx, idx + e.text.length) === e.text) return this.promote(i);
     }
     return undefined;
   }
@@ -310,13 +304,20 @@ export class SharedMembers {
     return this.entries;
   }
 
-  /** Makes `e` the most recent entry. */
+  /** Makes `e` (one of the entries) the most recent entry. */
   touch(e: SharedMember): void {
-    const i = this.entries.indexOf(e);
+    this.promote(this.entries.indexOf(e));
+  }
+
+  /** Moves entry `i` to the front and returns it. */
+  private promote(i: number): SharedMember {
+    const entries = this.entries;
+    const e = entries[i]!;
     if (i > 0) {
-      this.entries.splice(i, 1);
-      this.entries.unshift(e);
+      entries.splice(i, 1);
+      entries.unshift(e);
     }
+    return e;
   }
 
   /** The entry whose value equals `value` (a JSON.parse result the lossless decoder agrees with). */
@@ -324,13 +325,7 @@ export class SharedMembers {
     const entries = this.entries;
     for (let i = 0; i < entries.length; i++) {
       const e = entries[i]!;
-      if (sameJsonValue(e.value, value, 0)) {
-        if (i > 0) {
-          entries.splice(i, 1);
-          entries.unshift(e);
-        }
-        return e;
-      }
+      if (sameJsonValue(e.value, value, 0)) return this.promote(i);
     }
     return undefined;
   }
@@ -739,7 +734,7 @@ export function decodePyJson(text: string, shared?: SharedMembers): Decoded {
 
 /** The string that stands in for a kept member's text (decodeAroundSharedText); spelled with an escape. */
 const STAND_IN_TEXT = '"\\u0000node-vllm-cpp shared member"';
-const STAND_IN = '\u0000node-vllm-cpp shared member';
+const STAND_IN = JSON.parse(STAND_IN_TEXT) as string;
 
 /**
  * JSON.parse of the text with a kept member's text (a recent request's
