@@ -1,7 +1,7 @@
 /**
  * renderChat: request -> validate -> vLLM post-processing -> marshal -> native render -> prompt.
  */
-import { buildContext, cutContinueFinal, decodeRequest, type ArgumentsPolicy, type BuiltContext, type ContentFormat } from './conversation';
+import { buildContextKeeping, cutContinueFinal, decodeRequest, RecentConversations, type ArgumentsPolicy, type BuiltContext, type ContentFormat, type SharedCopies } from './conversation';
 import { BackendError, TemplateLoadError } from './errors';
 import { wallClock, type NowInput } from './native/clock';
 import { CompiledTemplate, compileTemplate, type NativeRenderOptions, type RenderLimits } from './native/embedded';
@@ -159,6 +159,8 @@ export interface RenderChatResult {
 interface Prepared {
   compiled: CompiledTemplate;
   built: BuiltContext;
+  /** What makes the result's own copy of members the context shares (made on first read). */
+  copies: SharedCopies;
   native: NativeRenderOptions;
   backend: Backend;
   contentFormat: ContentFormat;
@@ -187,9 +189,16 @@ function missingTokenWarnings(undeclared: ReadonlySet<string>, tokens: Readonly<
   return out;
 }
 
+/**
+ * The conversations of recent raw-text requests (conversation/history): a
+ * request that continues one decodes and builds only its new messages.
+ */
+export const recentConversations = new RecentConversations();
+
 function prepare(input: unknown, options: RenderChatOptions): Prepared {
   // Raw request text is decoded once, losslessly, before anything looks at it.
-  const decoded = decodeRequest(input, { shareTools: true });
+  const text = typeof input === 'string' ? input : undefined;
+  let decoded = decodeRequest(input, { shareTools: true, history: text !== undefined ? recentConversations : undefined });
   const request = decoded.value;
   const backend = options.backend ?? 'embedded';
   if (backend !== 'embedded' && backend !== 'vllm.cpp') throw new BackendError(`unknown backend ${JSON.stringify(backend)}`);
@@ -210,18 +219,27 @@ function prepare(input: unknown, options: RenderChatOptions): Prepared {
   if (options.bosToken !== undefined) specialTokens.bos_token = options.bosToken;
   if (options.eosToken !== undefined) specialTokens.eos_token = options.eosToken;
   const tokenWarnings = missingTokenWarnings(compiled.undeclaredVariables, specialTokens);
-  const built = buildContext(
-    decoded,
-    { contentFormat: compiled.contentFormat, undeclaredVariables: compiled.undeclaredVariables, templateSource: compiled.source },
-    {
-      policy: options.policy,
-      contentFormat: options.contentFormat,
-      specialTokens,
-      chatTemplateKwargs: options.chatTemplateKwargs,
-      addGenerationPrompt: options.addGenerationPrompt,
-      continueFinalMessage: options.continueFinalMessage,
-    },
-  );
+  const facts = { contentFormat: compiled.contentFormat, undeclaredVariables: compiled.undeclaredVariables, templateSource: compiled.source };
+  const buildOptions = {
+    policy: options.policy,
+    contentFormat: options.contentFormat,
+    specialTokens,
+    chatTemplateKwargs: options.chatTemplateKwargs,
+    addGenerationPrompt: options.addGenerationPrompt,
+    continueFinalMessage: options.continueFinalMessage,
+  };
+  const keep = text !== undefined && recentConversations.enabled;
+  let out: ReturnType<typeof buildContextKeeping>;
+  try {
+    out = buildContextKeeping(decoded, facts, buildOptions, keep);
+  } catch (e) {
+    // not the plain case after all: the whole request, from scratch (its value or its error)
+    if (decoded.reused === undefined) throw e;
+    decoded = decodeRequest(input, { shareTools: true });
+    out = buildContextKeeping(decoded, facts, buildOptions, keep);
+  }
+  const built = out.built;
+  if (text !== undefined && out.messages !== undefined) recentConversations.keep(text, out.messages, decoded.reused);
   const native: NativeRenderOptions = {
     now: wallClock(options.now),
     maxOutputBytes: options.maxOutputBytes,
@@ -232,7 +250,7 @@ function prepare(input: unknown, options: RenderChatOptions): Prepared {
   };
   const contentFormat = options.contentFormat && options.contentFormat !== 'auto' ? options.contentFormat : compiled.contentFormat;
   if (tokenWarnings.length) built.warnings.push(...tokenWarnings);
-  return { compiled, built, native, backend, contentFormat };
+  return { compiled, built, copies: out.copies, native, backend, contentFormat };
 }
 
 function finish(p: Prepared, rendered: string): RenderChatResult {
@@ -240,16 +258,18 @@ function finish(p: Prepared, rendered: string): RenderChatResult {
   const built = p.built;
   const result: RenderChatResult = {
     prompt,
-    messages: built.messages,
+    messages: [],
     tools: null,
     contentFormat: p.contentFormat,
     warnings: built.warnings,
     templateHash: p.compiled.hash,
     backend: p.backend,
   };
-  // (built.tools may be computed on first read; so is the result's then)
-  const own = Object.getOwnPropertyDescriptor(built, 'tools');
-  if (own !== undefined && own.get !== undefined) defineLazy(result, 'tools', () => built.tools);
+  // shared members: the result's own copy is made on first read
+  const { messages, tools } = p.copies;
+  if (messages !== undefined) defineLazy(result, 'messages', messages);
+  else result.messages = built.messages;
+  if (tools !== undefined) defineLazy(result, 'tools', tools);
   else result.tools = built.tools;
   return result;
 }

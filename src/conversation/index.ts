@@ -11,7 +11,7 @@ import {
   decodePyJson, isPyDict, NESTING_TOO_DEEP, nestingPath, PreEncoded, pyDeepCopy, PyJsonDecodeError, pyTruthy, serializePyJson,
   SharedMembers, type SharedMember,
 } from '../protocol/pyjson';
-import { ChatCompletionRequestSchema, formatPath, validateRequest } from '../protocol/schemas';
+import { ChatCompletionRequestSchema, formatPath, isCertainlyValidRequest, validateRequest } from '../protocol/schemas';
 import { convertDeveloperToSystem, templateSupportsDeveloper } from './developer';
 import { buildChatKwargs, kwargsFrom, resolveTemplateVariables } from './kwargs';
 import { buildMessage, usesOfflineToolCalls } from './messages';
@@ -19,7 +19,8 @@ import { postprocessMessages } from './tool-arguments';
 import { normalizeForTemplate } from './template-inputs';
 import { shapeTools } from './tools';
 import { prepareContinueFinal } from './continue-final';
-import type { BuildOptions, BuiltContext, ContentFormat, TemplateFacts } from './types';
+import { isReusedStandIn, RecentConversations, reusedParts, type BuiltMessages, type Reused } from './history';
+import type { ArgumentsPolicy, BuildOptions, BuiltContext, ContentFormat, TemplateFacts } from './types';
 
 export type {
   ArgumentsPolicy,
@@ -37,6 +38,7 @@ export { shapeTools } from './tools';
 export { mergeKwargs, buildChatKwargs, resolveTemplateVariables, APPLY_CHAT_TEMPLATE_PARAMS } from './kwargs';
 export { convertDeveloperToSystem, templateSupportsDeveloper } from './developer';
 export { normalizeForTemplate } from './template-inputs';
+export { RecentConversations } from './history';
 export {
   parsePyJson,
   serializePyJson,
@@ -72,6 +74,12 @@ export interface DecodedRequest {
    * never handed out; buildContext shapes and serializes it once.
    */
   sharedTools?: SharedMember;
+  /**
+   * Set when the first `reused.count` messages are those of a kept
+   * conversation (decodeRequest's `history`): `value.messages` then holds
+   * only the messages after them, and buildContext takes the kept ones.
+   */
+  reused?: Reused;
 }
 
 /** The `tools` texts of recent raw-text requests (an agent sends the same tools with every turn). */
@@ -90,13 +98,21 @@ interface SharedToolsForms {
  * semantics (a too-deep text is refused with the path where it went too
  * deep). The context builder checks the structural bounds of the result.
  */
-export function decodeRequest(request: unknown, options: { shareTools?: boolean } = {}): DecodedRequest {
+export function decodeRequest(
+  request: unknown,
+  options: { shareTools?: boolean; history?: RecentConversations } = {},
+): DecodedRequest {
   let value = request;
   let bounded = false;
   let sharedTools: SharedMember | undefined;
   if (typeof request === 'string') {
+    const shared = options.shareTools === true ? recentTools : undefined;
+    if (options.history !== undefined) {
+      const reused = decodeReusing(request, options.history, shared);
+      if (reused !== undefined) return reused;
+    }
     try {
-      const decoded = decodePyJson(request, options.shareTools === true ? recentTools : undefined);
+      const decoded = decodePyJson(request, shared);
       value = decoded.value;
       bounded = !decoded.surrogates;
       sharedTools = decoded.shared;
@@ -114,6 +130,30 @@ export function decodeRequest(request: unknown, options: { shareTools?: boolean 
   return sharedTools === undefined ? { value: value as Record<string, unknown>, bounded } : { value: value as Record<string, unknown>, bounded, sharedTools };
 }
 
+/**
+ * The request with the messages of a kept conversation it continues left
+ * out (history): undefined when none is kept or the rest does not decode as
+ * the plain case (the full decode then gives the value or the error).
+ */
+function decodeReusing(text: string, history: RecentConversations, shared: SharedMembers | undefined): DecodedRequest | undefined {
+  const reused = history.find(text);
+  if (reused === undefined) return undefined;
+  let d;
+  try {
+    d = decodePyJson(history.splice(text, reused), shared);
+  } catch {
+    return undefined;
+  }
+  const v = d.value;
+  if (!isPyDict(v)) return undefined;
+  const messages = v['messages'];
+  if (!Array.isArray(messages) || !isReusedStandIn(messages[0])) return undefined;
+  v['messages'] = messages.slice(1);
+  const out: DecodedRequest = { value: v as Record<string, unknown>, bounded: !d.surrogates, reused };
+  if (d.shared !== undefined) out.sharedTools = d.shared;
+  return out;
+}
+
 /** decodeRequest's value. */
 export function toRequestValue(request: unknown): Record<string, unknown> {
   return decodeRequest(request).value;
@@ -125,10 +165,50 @@ export function buildTemplateContext(request: unknown, facts: TemplateFacts, opt
 
 /** buildTemplateContext of an already decoded request. */
 export function buildContext(decoded: DecodedRequest, facts: TemplateFacts, options: BuildOptions = {}): BuiltContext {
+  const { built, copies } = buildContextKeeping(decoded, facts, options, false);
+  // shared tools and kept messages are read only: the result gets its own copy, made when first read
+  if (copies.tools !== undefined) defineLazy(built, 'tools', copies.tools);
+  if (copies.messages !== undefined) defineLazy(built, 'messages', copies.messages);
+  return built;
+}
+
+/**
+ * Members of a BuiltContext left unset (empty) because they are shared
+ * (tools kept from a recent request, kept messages): what makes the
+ * caller's own copy of each.
+ */
+export interface SharedCopies {
+  messages?: () => unknown[];
+  tools?: () => unknown[] | null;
+}
+
+/** A request that continues a kept conversation is not the plain case; it is built from scratch instead. */
+export class NotReusable extends Error {}
+
+const isDeveloper = (m: Record<string, unknown>): boolean => m['role'] === 'developer';
+
+/**
+ * buildContext, and with `keep` (or a request that reused kept messages)
+ * what it built from the messages, for RecentConversations. A request
+ * with `decoded.reused` throws NotReusable (or any error of the rest) where
+ * it is not the plain case; the caller then decodes and builds it again
+ * without the kept messages.
+ */
+export function buildContextKeeping(
+  decoded: DecodedRequest,
+  facts: TemplateFacts,
+  options: BuildOptions,
+  keep: boolean,
+): { built: BuiltContext; copies: SharedCopies; messages?: BuiltMessages } {
   const req = decoded.value;
+  const reused = decoded.reused;
   // nesting depth and lone surrogates (protocol/bounds), before any recursive walk
   if (!decoded.bounded) checkRequestBounds(req);
-  validateRequest(ChatCompletionRequestSchema, req);
+  if (reused !== undefined) {
+    if (!isCertainlyValidRequest(req)) throw new NotReusable();
+  } else {
+    validateRequest(ChatCompletionRequestSchema, req);
+  }
   const policy = options.policy ?? 'strict';
   const format: ContentFormat =
     options.contentFormat && options.contentFormat !== 'auto' ? options.contentFormat : facts.contentFormat;
@@ -172,17 +252,27 @@ export function buildContext(decoded: DecodedRequest, facts: TemplateFacts, opti
 
   const warnings: string[] = [];
   const rawMessages = req['messages'] as Record<string, unknown>[];
-  const offline = usesOfflineToolCalls(rawMessages);
-  let conversation = rawMessages.map((m, i) => buildMessage(m, format, i, offline));
+  // the kept messages (a conversation this request continues), built as this request needs them
+  const prior = reused !== undefined ? reusedMessages(reused, format, policy) : undefined;
+  const base = reused !== undefined ? reused.count : 0;
+  const offlineHere = usesOfflineToolCalls(rawMessages);
+  const offline = prior !== undefined ? (prior.offlineAt >= 0 && prior.offlineAt < base) || offlineHere : offlineHere;
+  if (prior !== undefined && offline !== prior.mode.offline) throw new NotReusable();
+  const built0 = rawMessages.map((m, i) => buildMessage(m, format, base + i, offline));
+  let conversation = built0;
   postprocessMessages(conversation, policy, warnings);
+  if (prior !== undefined && warnings.length > 0) throw new NotReusable();
 
   const supportsDeveloper =
     facts.supportsDeveloperRole ?? (facts.templateSource !== undefined ? templateSupportsDeveloper(facts.templateSource) : false);
-  if (!supportsDeveloper) conversation = convertDeveloperToSystem(conversation);
+  if (!supportsDeveloper) {
+    if (prior !== undefined && ((prior.developerAt >= 0 && prior.developerAt < base) || conversation.some(isDeveloper))) throw new NotReusable();
+    conversation = convertDeveloperToSystem(conversation);
+  }
 
   const resolved = resolveTemplateVariables(kwargs, facts.undeclaredVariables, options.specialTokens);
   // transformers' apply_chat_template, before anything else it checks
-  if (conversation.length === 0) {
+  if (conversation.length === 0 && prior === undefined) {
     throw new RequestValidationError(
       'messages: Cannot apply chat template to an empty conversation. Provide at least one message.',
       'messages',
@@ -199,7 +289,9 @@ export function buildContext(decoded: DecodedRequest, facts: TemplateFacts, opti
     throw new RequestValidationError("documents: Documents should be a list of dicts with 'title' and 'text' keys!", 'documents');
   }
 
-  const messages = options.transformersNormalization === false ? conversation : normalizeForTemplate(conversation);
+  if (prior !== undefined && options.transformersNormalization === false) throw new NotReusable();
+  const fresh = options.transformersNormalization === false ? conversation : normalizeForTemplate(conversation);
+  const messages = prior !== undefined ? prior.objects.concat(fresh) : fresh;
   let templateMessages: unknown[] = messages;
   let continueFinal = null;
   if (resolved.continueFinalMessage) {
@@ -211,8 +303,24 @@ export function buildContext(decoded: DecodedRequest, facts: TemplateFacts, opti
   const sharedShaped = sharedForms !== undefined && resolved.tools === sharedForms.shaped && sharedForms.shaped !== null;
   let toolsVar: unknown = resolved.tools ?? null;
   if (sharedShaped) toolsVar = sharedForms!.json ??= new PreEncoded(serializePyJson(sharedForms!.shaped, { compact: true }));
+  // What the messages built, kept for later turns: only when each message
+  // built one template message on its own (no developer conversion, no
+  // continue-final tag, no lenient coercion notes).
+  let kept: BuiltMessages | undefined;
+  let messagesVar: unknown = templateMessages;
+  const keepable =
+    (keep || prior !== undefined) && !resolved.continueFinalMessage && warnings.length === 0 && conversation === built0 &&
+    options.transformersNormalization !== false;
+  if (keepable) {
+    const freshJson = serializePyJson(fresh, { compact: true }).slice(1, -1);
+    const json = prior === undefined ? freshJson : freshJson === '' ? prior.json : `${prior.json},${freshJson}`;
+    messagesVar = new PreEncoded(`[${json}]`);
+    const offlineAt = prior !== undefined && prior.offlineAt >= 0 && prior.offlineAt < base ? prior.offlineAt : firstIndex(rawMessages, offlineShaped, base);
+    const developerAt = prior !== undefined && prior.developerAt >= 0 && prior.developerAt < base ? prior.developerAt : firstIndex(fresh, isDeveloper, base);
+    kept = { mode: { format, policy, offline }, objects: messages as Record<string, unknown>[], json, offlineAt, developerAt };
+  }
   const vars = new Map<string, unknown>([
-    ['messages', templateMessages],
+    ['messages', messagesVar],
     ['tools', toolsVar],
     ['documents', documents],
     ['add_generation_prompt', resolved.addGenerationPrompt],
@@ -221,13 +329,31 @@ export function buildContext(decoded: DecodedRequest, facts: TemplateFacts, opti
 
   const built: BuiltContext = {
     contextJson: serializePyJson(vars, { compact: true }),
-    messages,
+    messages: kept !== undefined ? [] : messages,
     tools: (sharedShaped ? null : (resolved.tools ?? null)) as unknown[] | null,
     templateVariables: [...vars.keys()],
     warnings,
     continueFinal,
   };
-  // shared tools are read only: the result gets its own copy, made when first read
-  if (sharedShaped) defineLazy(built, 'tools', () => pyDeepCopy(sharedForms!.shaped) as unknown[] | null);
-  return built;
+  const copies: SharedCopies = {};
+  if (sharedShaped) copies.tools = () => pyDeepCopy(sharedForms!.shaped) as unknown[] | null;
+  if (kept !== undefined) copies.messages = () => pyDeepCopy(messages);
+  return kept === undefined ? { built, copies } : { built, copies, messages: kept };
+}
+
+/** The kept messages a request reuses, when they were built the way this request builds its messages. */
+function reusedMessages(reused: Reused, format: ContentFormat, policy: ArgumentsPolicy): BuiltMessages {
+  const k = reused.kept;
+  if (k.mode.format !== format || k.mode.policy !== policy) throw new NotReusable();
+  const parts = reusedParts(reused);
+  if (parts === undefined) throw new NotReusable();
+  return { mode: k.mode, objects: parts.objects, json: parts.json, offlineAt: k.offlineAt, developerAt: k.developerAt };
+}
+
+/** A message whose tool calls only vLLM's offline path accepts (usesOfflineToolCalls of it alone). */
+const offlineShaped = (m: Record<string, unknown>): boolean => usesOfflineToolCalls([m]);
+
+function firstIndex(list: readonly Record<string, unknown>[], test: (m: Record<string, unknown>) => boolean, base: number): number {
+  for (let i = 0; i < list.length; i++) if (test(list[i]!)) return base + i;
+  return -1;
 }

@@ -1,0 +1,164 @@
+/**
+ * Where the items of one array member of a JSON object lie in its text,
+ * found by a structural scan (strings skipped with indexOf) of a text that
+ * is already known to be valid JSON. Used to reuse the part of a request
+ * that an earlier request had byte for byte (conversation/history).
+ */
+
+/** JSON whitespace. */
+function isWs(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+}
+
+function skipWs(s: string, i: number): number {
+  while (i < s.length && isWs(s.charCodeAt(i))) i++;
+  return i;
+}
+
+/** The index just past the string whose opening quote is at `i`. */
+function stringEnd(s: string, i: number): number {
+  let q = s.indexOf('"', i + 1);
+  for (;;) {
+    if (q < 0) throw new SyntaxError('unterminated string');
+    let k = q - 1;
+    while (s.charCodeAt(k) === 0x5c) k--;
+    if ((q - 1 - k) % 2 === 0) return q + 1;
+    q = s.indexOf('"', q + 1);
+  }
+}
+
+/** The index just past the value starting at `i` (not whitespace). */
+function valueEnd(s: string, i: number): number {
+  const c = s.charCodeAt(i);
+  if (c === 0x22) return stringEnd(s, i);
+  if (c !== 0x7b && c !== 0x5b) {
+    // number, true, false, null: up to the next delimiter
+    let j = i + 1;
+    while (j < s.length) {
+      const d = s.charCodeAt(j);
+      if (d === 0x2c || d === 0x5d || d === 0x7d || isWs(d)) break;
+      j++;
+    }
+    return j;
+  }
+  let depth = 0;
+  let j = i;
+  while (j < s.length) {
+    const d = s.charCodeAt(j);
+    if (d === 0x22) {
+      j = stringEnd(s, j);
+      continue;
+    }
+    if (d === 0x7b || d === 0x5b) depth++;
+    else if (d === 0x7d || d === 0x5d) {
+      depth--;
+      if (depth === 0) return j + 1;
+    }
+    j++;
+  }
+  throw new SyntaxError('unterminated container');
+}
+
+/**
+ * The ends (index just past each item) of the array items that follow `pos`
+ * in `s`: `pos` is just past an array's `[` (`first`) or just past one of its
+ * items. `close` is the index of the array's `]`.
+ */
+export function itemEnds(s: string, pos: number, first: boolean): { ends: number[]; close: number } {
+  const ends: number[] = [];
+  let i = skipWs(s, pos);
+  if (first) {
+    if (s.charCodeAt(i) === 0x5d) return { ends, close: i };
+    i = valueEnd(s, i);
+    ends.push(i);
+    i = skipWs(s, i);
+  }
+  for (;;) {
+    const c = s.charCodeAt(i);
+    if (c === 0x5d) return { ends, close: i };
+    if (c !== 0x2c) throw new SyntaxError(`expected , or ] at ${i}`);
+    i = valueEnd(s, skipWs(s, i + 1));
+    ends.push(i);
+    i = skipWs(s, i);
+  }
+}
+
+export interface ArraySpan {
+  /** The index just past the array's `[`. */
+  open: number;
+  /** The index just past each item. */
+  ends: number[];
+  /** The index of the array's `]`. */
+  close: number;
+}
+
+/**
+ * The span of the array that is the member `key` of the object `text` (valid
+ * JSON) holds. Undefined when the text is not an object, when that member is
+ * not an array, or when more than one key of the object spells `key`
+ * (escapes included).
+ */
+export function memberArraySpan(text: string, key: string): ArraySpan | undefined {
+  return scanMember(text, key, false);
+}
+
+/**
+ * The end of the first item of the array member `key` (the first member
+ * spelling it) of the object `text` (valid JSON), found without scanning
+ * the rest; undefined where memberArraySpan finds no items for other reasons
+ * than a duplicate key.
+ */
+export function firstItemEnd(text: string, key: string): number | undefined {
+  return scanMember(text, key, true)?.ends[0];
+}
+
+function scanMember(text: string, key: string, firstOnly: boolean): ArraySpan | undefined {
+  try {
+    let i = skipWs(text, 0);
+    if (text.charCodeAt(i) !== 0x7b) return undefined;
+    i = skipWs(text, i + 1);
+    let span: ArraySpan | undefined;
+    let seen = 0;
+    if (text.charCodeAt(i) === 0x7d) return undefined;
+    for (;;) {
+      const keyEnd = stringEnd(text, i);
+      const raw = text.slice(i + 1, keyEnd - 1);
+      const name = raw.includes('\\') ? (JSON.parse(text.slice(i, keyEnd)) as string) : raw;
+      i = skipWs(text, keyEnd);
+      if (text.charCodeAt(i) !== 0x3a) return undefined;
+      i = skipWs(text, i + 1);
+      if (name === key) {
+        seen++;
+        if (text.charCodeAt(i) !== 0x5b) return undefined;
+        if (firstOnly) {
+          const j = skipWs(text, i + 1);
+          if (text.charCodeAt(j) === 0x5d) return undefined;
+          const end = valueEnd(text, j);
+          return { open: i + 1, ends: [end], close: -1 };
+        }
+        const { ends, close } = itemEnds(text, i + 1, true);
+        span = { open: i + 1, ends, close };
+        i = close + 1;
+      } else {
+        i = valueEnd(text, i);
+      }
+      i = skipWs(text, i);
+      const c = text.charCodeAt(i);
+      if (c === 0x7d) break;
+      if (c !== 0x2c) return undefined;
+      i = skipWs(text, i + 1);
+    }
+    return seen === 1 ? span : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The item ends of the array text `[...]` held from `open` (just past `[`) in `s` (valid JSON). */
+export function arrayItemEnds(s: string, open: number): number[] | undefined {
+  try {
+    return itemEnds(s, open, true).ends;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,231 @@
+/**
+ * A raw-text request that continues a recent conversation reuses the
+ * messages built for it (conversation/history). Whatever the sequence of
+ * requests, every result and every error must be those of a build from
+ * scratch (renderChat with the reuse switched off; that path is the one the
+ * golden suite checks against pinned vLLM), and nothing a caller gets back
+ * may be shared with later requests.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { compileTemplate, renderChat, type RenderChatOptions } from '../../src';
+import { RecentConversations } from '../../src/conversation';
+import { memberArraySpan } from '../../src/protocol/json-spans';
+import { serializePyJson } from '../../src/protocol/pyjson';
+import { recentConversations } from '../../src/render';
+import { rng } from '../support/random';
+
+// Every message as the template sees it (keys, order, Python types via tojson), and the tools.
+const SEES =
+  "{%- for m in messages %}<{{ m.role }}>{{ m | tojson }}{% if m.content is none %}(none){% endif %}{% if m.tool_calls %}{% for c in m.tool_calls %}[{{ c.function.arguments is mapping }}]{% endfor %}{% endif %}\n{%- endfor %}" +
+  '{%- if tools %}TOOLS {{ tools | tojson }}{% endif %}{% if add_generation_prompt %}<gen>{% endif %}';
+const TEMPLATES = [compileTemplate(SEES), compileTemplate(`{#- handles "developer" itself -#}${SEES}`)];
+
+type Msg = Record<string, unknown>;
+
+/** One random message; some of them take the paths the reuse must refuse or carry over. */
+function message(rand: () => number, i: number): Msg {
+  const pick = Math.floor(rand() * 22);
+  const text = ['plain', 'caf\u00e9 \u2603', 'quote " and \\ backslash', 'emoji \ud83d\ude00', 'line\nbreak', '{"messages": []}'][Math.floor(rand() * 6)]!;
+  switch (pick) {
+    case 0:
+      return { role: 'system', content: `sys ${i} ${text}` };
+    case 1:
+      return { role: 'developer', content: `dev ${i}` };
+    case 2:
+      return { role: 'user', content: [{ type: 'text', text: `part ${i}` }, { type: 'text', text }] };
+    case 3:
+      return { role: 'assistant', content: null, tool_calls: [{ id: `c${i}`, type: 'function', function: { name: 'f', arguments: `{"x": 1.0, "n": ${i}, "big": 123456789012345678901}` } }] };
+    case 4:
+      return { role: 'assistant', content: 'thinking', reasoning_content: `why ${i}` };
+    case 5:
+      return { role: 'tool', tool_call_id: `c${i}`, content: `result ${i} ${text}` };
+    case 6:
+      // only vLLM's offline path takes this shape
+      return { role: 'assistant', content: null, tool_calls: [{ id: `c${i}`, function: { arguments: { x: i }, name: 'g' } }] };
+    case 7:
+      // invalid arguments: an error under the strict policy, a warning under the lenient one
+      return { role: 'assistant', content: null, tool_calls: [{ id: `c${i}`, type: 'function', function: { name: 'f', arguments: '{"x": ' } }] };
+    case 8:
+      return { role: 'user', content: `lone surrogate \ud800 ${i}` };
+    case 9:
+      return { role: 'user', content: `with none ${i}`, name: null };
+    case 10:
+      return { role: 'assistant', content: `ok ${i}`, tool_calls: [] };
+    case 11:
+      return { role: 'user', content: 42 };
+    case 12:
+      return { role: 'custom_role', content: `custom ${i}` };
+    case 13:
+      return { role: 'assistant', content: null, tool_calls: [{ id: `c${i}`, type: 'function', function: { name: 'f', arguments: `{"2": "b", "1": "a", "f": -0.0, "e": 1e400}` } }] };
+    default:
+      return { role: rand() < 0.5 ? 'user' : 'assistant', content: `${text} ${i}` };
+  }
+}
+
+/** The request text for `messages`, in one of the spellings clients and hand-written bodies use. */
+function requestText(messages: Msg[], rand: () => number): string {
+  const tools = [{ type: 'function', function: { name: 'f', parameters: { type: 'object', properties: { x: { type: 'number' } } } } }];
+  const m = JSON.stringify(messages);
+  const forms = [
+    () => JSON.stringify({ model: 'm', messages, tools }),
+    () => JSON.stringify({ messages, tools, temperature: 0.5 }),
+    () => JSON.stringify({ tools, model: 'm', messages }),
+    () => JSON.stringify({ model: 'm', messages }, null, 1),
+    () => `{"model": "m", "messages": ${m}, "messages": ${m}}`,
+    () => `{"model": "m", "m\\u0065ssages": ${m}}`,
+    () => `{"model": "m", "messages": ${m}, "messages": [{"role": "user", "content": "other"}]}`,
+    () => `{"model": "m", "messages": ${m}, "add_generation_prompt": false, "continue_final_message": true}`,
+    () => `{"model": "m", "messages": ${m}, "chat_template_kwargs": {"x": 1.0}}`,
+    () => `{"model": "m", "messages": ${m}, "tools": []}`,
+    () => `{"model": "m", "messages": ${m}} trailing`,
+    () => `{"model": "m", "messages": ${m.slice(0, -1)}, 1.0, {"role": "user", "content": "1.0"}]}`,
+  ];
+  // mostly the plain spellings, so that conversations get continued
+  const i = rand() < 0.7 ? Math.floor(rand() * 4) : Math.floor(rand() * forms.length);
+  return forms[i]!();
+}
+
+/** The outcome of a render, comparable across paths. */
+function outcome(text: string, options: RenderChatOptions): unknown {
+  try {
+    const r = renderChat(text, options);
+    return { prompt: r.prompt, messages: serializePyJson(r.messages), tools: serializePyJson(r.tools), warnings: r.warnings };
+  } catch (e) {
+    const err = e as { name?: string; code?: string; message?: string; path?: string };
+    return { error: [err.name, err.code, err.message, err.path] };
+  }
+}
+
+function reference(text: string, options: RenderChatOptions): unknown {
+  recentConversations.enabled = false;
+  try {
+    return outcome(text, options);
+  } finally {
+    recentConversations.enabled = true;
+  }
+}
+
+afterEach(() => {
+  recentConversations.enabled = true;
+  recentConversations.clear();
+});
+
+describe('reuse of the messages of a continued conversation', () => {
+  it('renders what a build from scratch renders, for any sequence of requests', () => {
+    const rand = rng(2026);
+    recentConversations.clear();
+    const before = recentConversations.reusedRequests;
+    let compared = 0;
+    for (let conv = 0; conv < 60; conv++) {
+      const messages: Msg[] = [];
+      const plainOnly = rand() < 0.5; // half the conversations stay in the plain case throughout
+      const turns = 3 + Math.floor(rand() * 10);
+      for (let t = 0; t < turns; t++) {
+        const add = 1 + Math.floor(rand() * 3);
+        for (let k = 0; k < add; k++) messages.push(plainOnly ? { role: k % 2 ? 'assistant' : 'user', content: `m ${messages.length} \u00e9` } : message(rand, messages.length));
+        // sometimes an earlier message is changed (the client edits its history) or the last turn is dropped
+        if (rand() < 0.1 && messages.length > 2) messages[Math.floor(rand() * messages.length)] = message(rand, 99);
+        if (rand() < 0.05 && messages.length > 3) messages.splice(-2);
+        const options: RenderChatOptions = {
+          template: TEMPLATES[rand() < 0.8 ? 0 : 1]!,
+          policy: rand() < 0.8 ? 'strict' : 'lenient',
+          contentFormat: rand() < 0.8 ? 'auto' : rand() < 0.5 ? 'openai' : 'string',
+          now: '2026-01-01T00:00:00',
+        };
+        const text = requestText(messages, rand);
+        const repeats = rand() < 0.2 ? 2 : 1;
+        for (let r = 0; r < repeats; r++) {
+          expect(outcome(text, options), `conversation ${conv}, turn ${t}: ${text.slice(0, 200)}`).toEqual(reference(text, options));
+          compared++;
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(300);
+    // the sequences do exercise the reuse
+    expect(recentConversations.reusedRequests - before).toBeGreaterThan(200);
+  });
+
+  it('gives each caller its own messages and tools', () => {
+    const options: RenderChatOptions = { template: TEMPLATES[0]!, now: '2026-01-01T00:00:00' };
+    const messages: Msg[] = [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }];
+    const first = renderChat(requestText(messages, () => 0), options);
+    (first.messages[0] as Msg).content = 'changed';
+    (first.messages as unknown[]).push({ role: 'user', content: 'pushed' });
+    (first.tools![0] as Msg).type = 'changed';
+    messages.push({ role: 'user', content: 'c' });
+    const text = requestText(messages, () => 0);
+    const before = recentConversations.reusedRequests;
+    const second = renderChat(text, options);
+    expect(recentConversations.reusedRequests).toBe(before + 1);
+    expect(second.prompt).toBe((reference(text, options) as { prompt: string }).prompt);
+    expect(second.messages).toEqual([{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }, { role: 'user', content: 'c' }]);
+    expect(second.messages[0]).not.toBe(first.messages[0]);
+    // the lazily made copies read and spread like plain members
+    expect(Object.keys(second)).toEqual(['prompt', 'messages', 'tools', 'contentFormat', 'warnings', 'templateHash', 'backend']);
+    expect(JSON.parse(JSON.stringify({ ...second })).messages).toHaveLength(3);
+  });
+
+  it('reports lenient-policy notes and continue_final_message on new messages as a fresh build does', () => {
+    const options: RenderChatOptions = { template: TEMPLATES[0]!, now: '2026-01-01T00:00:00', policy: 'lenient' };
+    const messages: Msg[] = [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }, { role: 'user', content: 'c' }];
+    renderChat(JSON.stringify({ messages }), options);
+    messages.push(message(() => 7 / 22, 3), { role: 'assistant', content: 'partial' });
+    for (const text of [JSON.stringify({ messages }), JSON.stringify({ messages, add_generation_prompt: false, continue_final_message: true })]) {
+      const got = outcome(text, options) as { warnings: string[] };
+      expect(got).toEqual(reference(text, options));
+      expect(got.warnings).toEqual([expect.stringMatching(/^messages\[3\]\.tool_calls\[0\]\.function\.arguments: invalid JSON/)]);
+    }
+  });
+
+  it('never takes a stand-in a request spells for the reused messages', () => {
+    const options: RenderChatOptions = { template: TEMPLATES[0]!, now: '2026-01-01T00:00:00' };
+    const messages: Msg[] = [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }];
+    renderChat(JSON.stringify({ messages }), options);
+    const forged = RecentConversations.standIn.replace(/[0-9a-f]{32}$/, '0'.repeat(32));
+    const text = `{"messages": ${JSON.stringify(messages)}, "messages": [${JSON.stringify(forged)}, {"role": "user", "content": "x"}]}`;
+    expect(outcome(text, options)).toEqual(reference(text, options));
+  });
+
+  it('bounds what it keeps', () => {
+    const small = new RecentConversations(2, 1 << 20);
+    const built = (n: number) => ({
+      mode: { format: 'string' as const, policy: 'strict' as const, offline: false },
+      objects: Array.from({ length: n }, () => ({})),
+      json: Array.from({ length: n }, () => '{}').join(','),
+      offlineAt: -1,
+      developerAt: -1,
+    });
+    const text = (tag: string) => `{"messages": [{"t": "${tag}"}, {}]}`;
+    for (const tag of ['a', 'b', 'c']) small.keep(text(tag), built(2));
+    expect(small.find(text('a'))).toBeUndefined();
+    expect(small.find(text('c'))?.count).toBe(2);
+    // a text over a quarter of the budget is not kept
+    small.keep(`{"messages": [{"t": "${'x'.repeat(300_000)}"}]}`, built(1));
+    expect(small.find(`{"messages": [{"t": "${'x'.repeat(300_000)}"}]}`)).toBeUndefined();
+  });
+});
+
+describe('memberArraySpan', () => {
+  it('finds where each item of the member lies, in any spelling', () => {
+    const rand = rng(7);
+    const values = [1, -2.5e10, 'a"b\\', '\\', '', null, true, false, { a: [1, { b: '}' }] }, [[], {}, ['x']], 'quote \\" done'];
+    for (let n = 0; n < 500; n++) {
+      const items = Array.from({ length: Math.floor(rand() * 6) }, () => values[Math.floor(rand() * values.length)]);
+      const space = [undefined, 1, '\t', ' \n '][Math.floor(rand() * 4)];
+      const before = rand() < 0.5 ? { model: 'x', tools: [{ messages: ['not this'] }] } : {};
+      const text = JSON.stringify({ ...before, messages: items, after: { messages: 1 } }, null, space as never);
+      const span = memberArraySpan(text, 'messages')!;
+      expect(span.ends).toHaveLength(items.length);
+      for (let i = 0; i < items.length; i++) expect(JSON.parse(`[${text.slice(span.open, span.ends[i])}]`)).toEqual(items.slice(0, i + 1));
+      expect(text[span.close]).toBe(']');
+    }
+  });
+
+  it('refuses duplicate or escaped spellings of the key and members that are not arrays', () => {
+    expect(memberArraySpan('{"messages": [1], "messages": [2]}', 'messages')).toBeUndefined();
+    expect(memberArraySpan('{"messages": [1], "m\\u0065ssages": [2]}', 'messages')).toBeUndefined();
+    expect(memberArraySpan('{"messages": {"0": 1}}', 'messages')).toBeUndefined();
+    expect(memberArraySpan('[{"messages": [1]}]', 'messages')).toBeUndefined();
+    expect(memberArraySpan('{"m\\u0065ssages": [1]}', 'messages')?.ends).toEqual([20]);
+  });
+});
