@@ -21,22 +21,57 @@ const RUNS = 9;
 /**
  * Best of RUNS timed runs of n calls after a warm-up, in ms per call, the
  * functions taking turns run by run so that a busy spell on a shared
- * machine hits them alike (the Python side also keeps the best of 9).
+ * machine hits them alike (the Python side also keeps the best of 9). An
+ * entry may be `{ setup, run }`: setup runs untimed before each timed run().
  */
 export function timeAll(fns, n) {
   const best = {};
-  for (const [k, fn] of Object.entries(fns)) {
-    for (let i = 0; i < Math.max(50, Math.min(n, 500)); i++) fn();
+  const entries = Object.entries(fns).map(([k, f]) => [k, typeof f === 'function' ? { run: f } : f]);
+  for (const [k, { setup, run }] of entries) {
+    for (let i = 0; i < Math.max(50, Math.min(n, 500)); i++) {
+      setup?.();
+      run();
+    }
     best[k] = Infinity;
   }
   for (let r = 0; r < RUNS; r++) {
-    for (const [k, fn] of Object.entries(fns)) {
-      const t0 = process.hrtime.bigint();
-      for (let i = 0; i < n; i++) fn();
-      best[k] = Math.min(best[k], Number(process.hrtime.bigint() - t0) / 1e6 / n);
+    for (const [k, { setup, run }] of entries) {
+      let ns = 0n;
+      if (setup === undefined) {
+        const t0 = process.hrtime.bigint();
+        for (let i = 0; i < n; i++) run();
+        ns = process.hrtime.bigint() - t0;
+      } else {
+        for (let i = 0; i < n; i++) {
+          setup();
+          const t0 = process.hrtime.bigint();
+          run();
+          ns += process.hrtime.bigint() - t0;
+        }
+      }
+      best[k] = Math.min(best[k], Number(ns) / 1e6 / n);
     }
   }
   return best;
+}
+
+/**
+ * The texts renderChat gets in a bench case, as a server gets them:
+ * - cold: a request nothing recent shares messages with (each has its own
+ *   first message, and there are more of them than conversations kept);
+ * - turn: the next turn of an agent conversation (the request after one
+ *   whose messages were all but the last two of this one);
+ * - repeat: the same text again and again.
+ */
+function caseTexts(request, variants = 400) {
+  const cold = [];
+  for (let i = 0; i < variants; i++) {
+    const r = structuredClone(request);
+    r.messages[0] = { ...r.messages[0], content: `[${i}] ${r.messages[0].content}` };
+    cold.push(JSON.stringify(r));
+  }
+  const previous = JSON.stringify({ ...request, messages: request.messages.slice(0, Math.max(1, request.messages.length - 2)) });
+  return { cold, previous, text: JSON.stringify(request) };
 }
 
 /** Enough iterations for ~targetMs per timed run. */
@@ -98,7 +133,7 @@ export function caseTable(api, templatesDir, { targetMs = 60 } = {}) {
     const src = readFileSync(c.path, 'utf8');
     const compiled = api.compileTemplate(src);
     const opts = { template: compiled, bosToken: '<bos>', eosToken: '<eos>', now: NOW };
-    const text = JSON.stringify(c.request);
+    const { cold, previous, text } = caseTexts(c.request);
     const built = api.buildTemplateContext(
       text,
       { contentFormat: compiled.contentFormat, undeclaredVariables: compiled.undeclaredVariables, templateSource: src },
@@ -108,14 +143,22 @@ export function caseTable(api, templatesDir, { targetMs = 60 } = {}) {
     const bareFn = () => compiled.renderJson(built.contextJson, { now });
     const objFn = () => api.renderChat(c.request, opts);
     const textFn = () => api.renderChat(text, opts);
+    let next = 0;
+    const coldFn = () => api.renderChat(cold[next++ % cold.length], opts);
+    const turn = { setup: () => api.renderChat(previous, opts), run: textFn };
     const prompt = bareFn();
-    const same = objFn().prompt === prompt && textFn().prompt === prompt;
-    const n = iterationsFor(textFn, targetMs);
+    const coldPrompt = coldFn().prompt;
+    const same = objFn().prompt === prompt && textFn().prompt === prompt && coldPrompt === compiled.renderJson(api.buildTemplateContext(
+      cold[0], { contentFormat: compiled.contentFormat, undeclaredVariables: compiled.undeclaredVariables, templateSource: src },
+      { specialTokens: { bos_token: '<bos>', eos_token: '<eos>' } }).contextJson, { now });
+    const n = iterationsFor(coldFn, targetMs);
     const row = { name: c.name, messages: c.request.messages.length, bytes: text.length, n, same, prompt };
-    const t = timeAll({ bare: bareFn, obj: objFn, text: textFn }, n);
+    const t = timeAll({ bare: bareFn, obj: objFn, cold: coldFn, turn, repeat: textFn }, n);
     row.bareMs = t.bare;
     row.objMs = t.obj;
-    row.textMs = t.text;
+    row.coldMs = t.cold;
+    row.turnMs = t.turn;
+    row.repeatMs = t.repeat;
     rows.push(row);
     jobs[c.name] = { template: src, context_json: built.contextJson, request_text: text, bos: '<bos>', eos: '<eos>', n: Math.max(10, Math.ceil(n / 4)) };
   }
@@ -136,14 +179,14 @@ export function caseTable(api, templatesDir, { targetMs = 60 } = {}) {
   if (results.minijinja) versions.push(`minijinja/jinja2: ${py.minijinja.python}`);
   if (versions.length) console.log(versions.join('; '));
   console.log(
-    'case                        msgs   bare ms | renderChat obj ms  /bare | text ms  /bare  text/obj | vLLM path ms  vLLM/ours | minijinja ms  mj/ours | jinja2 ms | same prompt (ours, vLLM, mj)',
+    'case                        msgs   bare ms |  obj ms  /bare | text: cold ms  /bare  next turn ms  /bare  repeat ms  /bare  cold/obj | vLLM path ms  /cold  /turn | minijinja ms  /cold  /turn | jinja2 ms | same prompt (ours, vLLM, mj)',
   );
   for (const r of rows) {
     const v = results.vllm?.[r.name];
     const m = results.minijinja?.[r.name];
     const j = results.jinja2?.[r.name];
     const col = (res, w) => (res === undefined ? cell('-', w) : res.error ? cell('error', w) : cell(fmt(res.ms), w));
-    const ratio = (res, w) => (res === undefined || res.error ? cell('-', w) : cell(x(res.ms / r.textMs), w));
+    const ratio = (res, ours, w) => (res === undefined || res.error ? cell('-', w) : cell(x(res.ms / ours), w));
     const sameAs = (res) => (res === undefined ? '-' : res.error ? res.error.slice(0, 40) : res.prompt === r.prompt ? 'yes' : 'NO');
     r.vllmMs = v?.ms;
     r.minijinjaMs = m?.ms;
@@ -151,10 +194,14 @@ export function caseTable(api, templatesDir, { targetMs = 60 } = {}) {
     r.vllmSame = v?.prompt === r.prompt;
     r.minijinjaSame = m?.prompt === r.prompt;
     console.log(
-      `${r.name.padEnd(26)} ${cell(r.messages, 5)} ${cell(fmt(r.bareMs), 9)} | ${cell(fmt(r.objMs), 17)} ${cell(x(r.objMs / r.bareMs), 6)} | ${cell(fmt(r.textMs), 7)} ${cell(x(r.textMs / r.bareMs), 6)} ${cell(x(r.textMs / r.objMs), 9)} | ${col(v, 12)} ${ratio(v, 10)} | ${col(m, 12)} ${ratio(m, 8)} | ${col(j, 9)} | ${r.same ? 'yes' : 'NO'}, ${sameAs(v)}, ${sameAs(m)}`,
+      `${r.name.padEnd(26)} ${cell(r.messages, 5)} ${cell(fmt(r.bareMs), 9)} | ${cell(fmt(r.objMs), 7)} ${cell(x(r.objMs / r.bareMs), 6)} | ${cell(fmt(r.coldMs), 13)} ${cell(x(r.coldMs / r.bareMs), 6)} ${cell(fmt(r.turnMs), 13)} ${cell(x(r.turnMs / r.bareMs), 6)} ${cell(fmt(r.repeatMs), 10)} ${cell(x(r.repeatMs / r.bareMs), 6)} ${cell(x(r.coldMs / r.objMs), 9)} | ${col(v, 12)} ${ratio(v, r.coldMs, 6)} ${ratio(v, r.turnMs, 6)} | ${col(m, 12)} ${ratio(m, r.coldMs, 6)} ${ratio(m, r.turnMs, 6)} | ${col(j, 9)} | ${r.same ? 'yes' : 'NO'}, ${sameAs(v)}, ${sameAs(m)}`,
     );
   }
-  console.log('(/bare: renderChat time over the bare render of the same context, target <= 1.25x; vLLM/ours and mj/ours: their time over our raw-text renderChat)');
+  console.log(
+    '(/bare: renderChat time over the bare render of the same context, target <= 1.25x. Raw-text requests: cold = one that shares no messages with a recent request; ' +
+      'next turn = the request after the one with all but its last two messages (an agent loop: only the new messages are decoded and built); repeat = the same text again. ' +
+      'vLLM and minijinja columns: their time over our cold and next-turn times)',
+  );
   return rows;
 }
 
@@ -168,23 +215,27 @@ export function scaling(api, templatesDir) {
   const src = readFileSync(file, 'utf8');
   const compiled = api.compileTemplate(src);
   const opts = { template: compiled, bosToken: '<bos>', eosToken: '<eos>', now: NOW };
-  console.log('\nHistory-length scaling (qwen3, raw JSON text request): microseconds per message');
-  console.log('messages   request KB   renderChat ms   us/msg   bare render ms   us/msg');
+  console.log('\nHistory-length scaling (qwen3, raw JSON text request): microseconds per message; cold = a request sharing no messages with a recent one, next turn = after the request with all but its last two messages');
+  console.log('messages   request KB   cold ms   us/msg   next turn ms   us/msg   bare render ms   us/msg');
   const out = [];
   for (const total of [10, 100, 1000, 10000]) {
-    const text = JSON.stringify(history(total));
+    const request = history(total);
+    const { cold, previous, text } = caseTexts(request, 40);
     const built = api.buildTemplateContext(
       text,
       { contentFormat: compiled.contentFormat, undeclaredVariables: compiled.undeclaredVariables, templateSource: src },
       { specialTokens: { bos_token: '<bos>', eos_token: '<eos>' } },
     );
-    const textFn = () => api.renderChat(text, opts);
+    let next = 0;
+    const coldFn = () => api.renderChat(cold[next++ % cold.length], opts);
+    const turn = { setup: () => api.renderChat(previous, opts), run: () => api.renderChat(text, opts) };
     const bareFn = () => compiled.renderJson(built.contextJson, { now: NOW_FIELDS });
-    const n = iterationsFor(textFn, 100, 3, 2000);
-    const { full, bare } = timeAll({ full: textFn, bare: bareFn }, n);
-    out.push({ total, full, bare });
+    const n = iterationsFor(coldFn, 100, 3, 2000);
+    const t = timeAll({ cold: coldFn, turn, bare: bareFn }, n);
+    out.push({ total, full: t.cold, turn: t.turn, bare: t.bare });
+    const per = (ms) => ((ms * 1000) / total).toFixed(2);
     console.log(
-      `${cell(total, 8)}   ${cell((text.length / 1024).toFixed(0), 10)}   ${cell(fmt(full), 13)}   ${cell(((full * 1000) / total).toFixed(2), 6)}   ${cell(fmt(bare), 14)}   ${cell(((bare * 1000) / total).toFixed(2), 6)}`,
+      `${cell(total, 8)}   ${cell((text.length / 1024).toFixed(0), 10)}   ${cell(fmt(t.cold), 7)}   ${cell(per(t.cold), 6)}   ${cell(fmt(t.turn), 12)}   ${cell(per(t.turn), 6)}   ${cell(fmt(t.bare), 14)}   ${cell(per(t.bare), 6)}`,
     );
   }
   return out;

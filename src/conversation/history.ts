@@ -49,8 +49,8 @@ export interface Kept extends BuiltMessages {
   text: string;
   /** Where its messages lie in it; null when the text has no single `messages` array of items. */
   span?: ArraySpan | null;
-  /** The end of the first message in `text` (-1: none), found before `span`. */
-  firstEnd?: number;
+  /** `text` up to the end of its first message (null: none), found before `span`. */
+  head?: string | null;
   /** The end of each message in `json` (found when first needed). */
   jsonEnds?: number[] | null;
 }
@@ -81,8 +81,10 @@ export class RecentConversations {
   reusedRequests = 0;
 
   constructor(
-    private readonly capacity = 8,
-    private readonly maxChars = 32 * 1024 * 1024,
+    /** Conversations kept. */
+    private readonly capacity = 32,
+    /** Characters kept (request texts and message JSON); a text over a quarter of it is not kept. */
+    private readonly maxChars = 16 * 1024 * 1024,
   ) {}
 
   clear(): void {
@@ -98,8 +100,12 @@ export class RecentConversations {
     for (const e of this.entries) {
       // (a first look, up to the end of the first message, before the whole text is scanned)
       if (e.span === undefined) {
-        if (e.firstEnd === undefined) e.firstEnd = firstItemEnd(e.text, 'messages') ?? -1;
-        if (e.firstEnd < 0 || text.length <= e.firstEnd || text.slice(0, e.firstEnd) !== e.text.slice(0, e.firstEnd)) continue;
+        if (e.head === undefined) {
+          const end = firstItemEnd(e.text, 'messages');
+          e.head = end === undefined ? null : e.text.slice(0, end);
+        }
+        // (a mismatch shows within the first characters, which startsWith compares first)
+        if (e.head === null || text.length <= e.head.length || !text.startsWith(e.head)) continue;
         e.span = memberArraySpan(e.text, 'messages') ?? null;
       }
       const span = e.span;

@@ -315,8 +315,12 @@ export function buildContextKeeping(
     const freshJson = serializePyJson(fresh, { compact: true }).slice(1, -1);
     const json = prior === undefined ? freshJson : freshJson === '' ? prior.json : `${prior.json},${freshJson}`;
     messagesVar = new PreEncoded(`[${json}]`);
-    const offlineAt = prior !== undefined && prior.offlineAt >= 0 && prior.offlineAt < base ? prior.offlineAt : firstIndex(rawMessages, offlineShaped, base);
-    const developerAt = prior !== undefined && prior.developerAt >= 0 && prior.developerAt < base ? prior.developerAt : firstIndex(fresh, isDeveloper, base);
+    let offlineAt = prior !== undefined && prior.offlineAt >= 0 && prior.offlineAt < base ? prior.offlineAt : -1;
+    let developerAt = prior !== undefined && prior.developerAt >= 0 && prior.developerAt < base ? prior.developerAt : -1;
+    for (let i = 0; i < rawMessages.length && (offlineAt < 0 || developerAt < 0); i++) {
+      if (offlineAt < 0 && offlineHere && usesOfflineToolCalls([rawMessages[i]])) offlineAt = base + i;
+      if (developerAt < 0 && isDeveloper(fresh[i]!)) developerAt = base + i;
+    }
     kept = { mode: { format, policy, offline }, objects: messages as Record<string, unknown>[], json, offlineAt, developerAt };
   }
   const vars = new Map<string, unknown>([
@@ -350,10 +354,3 @@ function reusedMessages(reused: Reused, format: ContentFormat, policy: Arguments
   return { mode: k.mode, objects: parts.objects, json: parts.json, offlineAt: k.offlineAt, developerAt: k.developerAt };
 }
 
-/** A message whose tool calls only vLLM's offline path accepts (usesOfflineToolCalls of it alone). */
-const offlineShaped = (m: Record<string, unknown>): boolean => usesOfflineToolCalls([m]);
-
-function firstIndex(list: readonly Record<string, unknown>[], test: (m: Record<string, unknown>) => boolean, base: number): number {
-  for (let i = 0; i < list.length; i++) if (test(list[i]!)) return base + i;
-  return -1;
-}
