@@ -1,7 +1,7 @@
 /**
  * renderChat: request -> validate -> vLLM post-processing -> marshal -> native render -> prompt.
  */
-import { buildContextKeeping, cutContinueFinal, decodeRequest, RecentConversations, type ArgumentsPolicy, type BuiltContext, type ContentFormat, type SharedCopies } from './conversation';
+import { buildContextKeeping, pyDeepCopy, cutContinueFinal, decodeRequest, RecentConversations, type ArgumentsPolicy, type BuiltContext, type ContentFormat, type SharedValues } from './conversation';
 import { BackendError, TemplateLoadError } from './errors';
 import { wallClock, type NowInput } from './native/clock';
 import { CompiledTemplate, compileTemplate, type NativeRenderOptions, type RenderLimits } from './native/embedded';
@@ -159,8 +159,8 @@ export interface RenderChatResult {
 interface Prepared {
   compiled: CompiledTemplate;
   built: BuiltContext;
-  /** What makes the result's own copy of members the context shares (made on first read). */
-  copies: SharedCopies;
+  /** Values of the context shared with other requests (read only; the result gets copies). */
+  shared: SharedValues;
   native: NativeRenderOptions;
   backend: Backend;
   contentFormat: ContentFormat;
@@ -250,10 +250,15 @@ function prepare(input: unknown, options: RenderChatOptions): Prepared {
   };
   const contentFormat = options.contentFormat && options.contentFormat !== 'auto' ? options.contentFormat : compiled.contentFormat;
   if (tokenWarnings.length) built.warnings.push(...tokenWarnings);
-  return { compiled, built, copies: out.copies, native, backend, contentFormat };
+  return { compiled, built, shared: out.shared, native, backend, contentFormat };
 }
 
-function finish(p: Prepared, rendered: string): RenderChatResult {
+/**
+ * The result. `readOnly`: its messages and tools may be the values the
+ * context shares with later requests (for a caller that only serializes
+ * them, such as the async pool's worker), so no copy of those is made.
+ */
+function finish(p: Prepared, rendered: string, readOnly = false): RenderChatResult {
   const prompt = p.built.continueFinal ? cutContinueFinal(rendered, p.built.continueFinal) : rendered;
   const built = p.built;
   const result: RenderChatResult = {
@@ -265,12 +270,14 @@ function finish(p: Prepared, rendered: string): RenderChatResult {
     templateHash: p.compiled.hash,
     backend: p.backend,
   };
-  // shared members: the result's own copy is made on first read
-  const { messages, tools } = p.copies;
-  if (messages !== undefined) defineLazy(result, 'messages', messages);
-  else result.messages = built.messages;
-  if (tools !== undefined) defineLazy(result, 'tools', tools);
-  else result.tools = built.tools;
+  // shared values: the result's own copy is made on first read
+  const { messages, tools } = p.shared;
+  if (messages === undefined) result.messages = built.messages;
+  else if (readOnly) result.messages = messages;
+  else defineLazy(result, 'messages', () => pyDeepCopy(messages));
+  if (tools === undefined) result.tools = built.tools;
+  else if (readOnly) result.tools = tools;
+  else defineLazy(result, 'tools', () => pyDeepCopy(tools));
   return result;
 }
 
@@ -286,6 +293,19 @@ export function renderChat<R extends ChatRequest>(request: ChatRequestInput<R>, 
       ? p.compiled.renderJson(p.built.contextJson, p.native)
       : loadVllmCpp().render(p.compiled.source, p.built.contextJson, p.native);
   return finish(p, rendered);
+}
+
+/**
+ * renderChat whose result's `messages` and `tools` may be shared with later
+ * requests: read them (serialize them) but never change or keep them.
+ */
+export function renderChatReadOnly(request: ChatRequestInput, options: RenderChatOptions): RenderChatResult {
+  const p = prepare(request, options);
+  const rendered =
+    p.backend === 'embedded'
+      ? p.compiled.renderJson(p.built.contextJson, p.native)
+      : loadVllmCpp().render(p.compiled.source, p.built.contextJson, p.native);
+  return finish(p, rendered, true);
 }
 
 /**

@@ -7,7 +7,7 @@
 import { serialize } from 'node:v8';
 import { parentPort } from 'node:worker_threads';
 import { compileTemplate, type CompiledTemplate } from '../native/embedded';
-import { renderChat, type RenderChatOptions } from '../render';
+import { renderChatReadOnly, type RenderChatOptions } from '../render';
 import { collectPatches, encodeError } from './wire';
 import { WORKER_TEMPLATE_LIMIT, type JobMessage, type ReplyMessage } from './pool';
 
@@ -41,7 +41,8 @@ function run(job: JobMessage): [ReplyMessage, ArrayBuffer[]] {
     const options: RenderChatOptions = job.options;
     if (job.nowMs !== undefined) options.now = new Date(job.nowMs);
     if (job.compiled) options.template = templateFor(job.compiled[0], job.compiled[1]);
-    const r = renderChat(job.request as string, options);
+    // (the messages and tools are only serialized here, so they need no copy of their own)
+    const r = renderChatReadOnly(job.request as string, options);
     const trees = ownBuffer(serialize([r.messages, r.tools]));
     const reply: ReplyMessage = {
       id: job.id,

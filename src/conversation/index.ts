@@ -165,21 +165,21 @@ export function buildTemplateContext(request: unknown, facts: TemplateFacts, opt
 
 /** buildTemplateContext of an already decoded request. */
 export function buildContext(decoded: DecodedRequest, facts: TemplateFacts, options: BuildOptions = {}): BuiltContext {
-  const { built, copies } = buildContextKeeping(decoded, facts, options, false);
+  const { built, shared } = buildContextKeeping(decoded, facts, options, false);
   // shared tools and kept messages are read only: the result gets its own copy, made when first read
-  if (copies.tools !== undefined) defineLazy(built, 'tools', copies.tools);
-  if (copies.messages !== undefined) defineLazy(built, 'messages', copies.messages);
+  if (shared.tools !== undefined) defineLazy(built, 'tools', () => pyDeepCopy(shared.tools!));
+  if (shared.messages !== undefined) defineLazy(built, 'messages', () => pyDeepCopy(shared.messages!));
   return built;
 }
 
 /**
- * Members of a BuiltContext left unset (empty) because they are shared
- * (tools kept from a recent request, kept messages): what makes the
- * caller's own copy of each.
+ * Members of a BuiltContext left empty because their values are shared with
+ * other requests (tools kept from a recent request, kept messages): those
+ * values, read only. Whoever hands them out makes a copy (pyDeepCopy).
  */
-export interface SharedCopies {
-  messages?: () => unknown[];
-  tools?: () => unknown[] | null;
+export interface SharedValues {
+  messages?: unknown[];
+  tools?: unknown[] | null;
 }
 
 /** A request that continues a kept conversation is not the plain case; it is built from scratch instead. */
@@ -199,7 +199,7 @@ export function buildContextKeeping(
   facts: TemplateFacts,
   options: BuildOptions,
   keep: boolean,
-): { built: BuiltContext; copies: SharedCopies; messages?: BuiltMessages } {
+): { built: BuiltContext; shared: SharedValues; messages?: BuiltMessages } {
   const req = decoded.value;
   const reused = decoded.reused;
   // nesting depth and lone surrogates (protocol/bounds), before any recursive walk
@@ -339,10 +339,10 @@ export function buildContextKeeping(
     warnings,
     continueFinal,
   };
-  const copies: SharedCopies = {};
-  if (sharedShaped) copies.tools = () => pyDeepCopy(sharedForms!.shaped) as unknown[] | null;
-  if (kept !== undefined) copies.messages = () => pyDeepCopy(messages);
-  return kept === undefined ? { built, copies } : { built, copies, messages: kept };
+  const sharedValues: SharedValues = {};
+  if (sharedShaped) sharedValues.tools = sharedForms!.shaped;
+  if (kept !== undefined) sharedValues.messages = messages;
+  return kept === undefined ? { built, shared: sharedValues } : { built, shared: sharedValues, messages: kept };
 }
 
 /** The kept messages a request reuses, when they were built the way this request builds its messages. */
