@@ -139,6 +139,15 @@ export interface RenderChatOptions extends RenderLimits {
   contentFormat?: 'auto' | ContentFormat;
   /** Rendering backend (default 'embedded'). */
   backend?: Backend;
+  /**
+   * Raw-text requests (default true): keep the messages built for recent
+   * conversations (per thread: up to 32 conversations, 16 Mi characters of
+   * request text and message JSON), and build only the new messages of a
+   * request whose messages continue one byte for byte. false: build every
+   * request from scratch, and keep nothing of it. The result is the same
+   * either way.
+   */
+  reuseConversation?: boolean;
 }
 
 export interface RenderChatResult {
@@ -197,7 +206,7 @@ export const recentConversations = new RecentConversations();
 
 function prepare(input: unknown, options: RenderChatOptions): Prepared {
   // Raw request text is decoded once, losslessly, before anything looks at it.
-  const text = typeof input === 'string' ? input : undefined;
+  const text = typeof input === 'string' && options.reuseConversation !== false ? input : undefined;
   let decoded = decodeRequest(input, { shareTools: true, history: text !== undefined ? recentConversations : undefined });
   const request = decoded.value;
   const backend = options.backend ?? 'embedded';

@@ -56,22 +56,49 @@ export function timeAll(fns, n) {
 }
 
 /**
- * The texts renderChat gets in a bench case, as a server gets them:
- * - cold: a request nothing recent shares messages with (each has its own
- *   first message, and there are more of them than conversations kept);
- * - turn: the next turn of an agent conversation (the request after one
- *   whose messages were all but the last two of this one);
- * - repeat: the same text again and again.
+ * Raw-text requests nothing recent shares messages with: each has its own
+ * first message, and there are more of them than conversations kept.
  */
-function caseTexts(request, variants = 400) {
+function coldTexts(request, variants = 400) {
   const cold = [];
   for (let i = 0; i < variants; i++) {
     const r = structuredClone(request);
     r.messages[0] = { ...r.messages[0], content: `[${i}] ${r.messages[0].content}` };
     cold.push(JSON.stringify(r));
   }
-  const previous = JSON.stringify({ ...request, messages: request.messages.slice(0, Math.max(1, request.messages.length - 2)) });
-  return { cold, previous, text: JSON.stringify(request) };
+  return cold;
+}
+
+/**
+ * An agent loop ending in `request`: its last K turns (K <= 10), each the
+ * previous one plus two messages, rendered in order (`turn`, one request per
+ * call; the loop's first request is rendered untimed before each pass), and
+ * the bare render of the same turns' contexts (`bare`).
+ */
+function agentLoop(api, compiled, src, request, opts) {
+  const n = request.messages.length;
+  const turns = Math.max(1, Math.min(10, Math.floor((n - 2) / 2)));
+  const texts = [];
+  for (let j = 0; j <= turns; j++) texts.push(JSON.stringify({ ...request, messages: request.messages.slice(0, n - 2 * (turns - j)) }));
+  const facts = { contentFormat: compiled.contentFormat, undeclaredVariables: compiled.undeclaredVariables, templateSource: src };
+  const contexts = texts.slice(1).map((t) => api.buildTemplateContext(t, facts, { specialTokens: { bos_token: '<bos>', eos_token: '<eos>' } }).contextJson);
+  let j = 0;
+  let b = 0;
+  const turn = {
+    setup: () => {
+      if (j === 0) api.renderChat(texts[0], opts);
+    },
+    run: () => {
+      api.renderChat(texts[j + 1], opts);
+      j = (j + 1) % turns;
+    },
+  };
+  const bare = () => {
+    compiled.renderJson(contexts[b], { now: NOW_FIELDS });
+    b = (b + 1) % turns;
+  };
+  const same = texts.slice(1).every((t, i) => api.renderChat(t, opts).prompt === compiled.renderJson(contexts[i], { now: NOW_FIELDS }));
+  return { turn, bare, turns, same };
 }
 
 /** Enough iterations for ~targetMs per timed run. */
@@ -133,7 +160,9 @@ export function caseTable(api, templatesDir, { targetMs = 60 } = {}) {
     const src = readFileSync(c.path, 'utf8');
     const compiled = api.compileTemplate(src);
     const opts = { template: compiled, bosToken: '<bos>', eosToken: '<eos>', now: NOW };
-    const { cold, previous, text } = caseTexts(c.request);
+    const text = JSON.stringify(c.request);
+    const cold = coldTexts(c.request);
+    const loop = agentLoop(api, compiled, src, c.request, opts);
     const built = api.buildTemplateContext(
       text,
       { contentFormat: compiled.contentFormat, undeclaredVariables: compiled.undeclaredVariables, templateSource: src },
@@ -145,19 +174,22 @@ export function caseTable(api, templatesDir, { targetMs = 60 } = {}) {
     const textFn = () => api.renderChat(text, opts);
     let next = 0;
     const coldFn = () => api.renderChat(cold[next++ % cold.length], opts);
-    const turn = { setup: () => api.renderChat(previous, opts), run: textFn };
     const prompt = bareFn();
     const coldPrompt = coldFn().prompt;
-    const same = objFn().prompt === prompt && textFn().prompt === prompt && coldPrompt === compiled.renderJson(api.buildTemplateContext(
+    const same = loop.same && objFn().prompt === prompt && textFn().prompt === prompt && coldPrompt === compiled.renderJson(api.buildTemplateContext(
       cold[0], { contentFormat: compiled.contentFormat, undeclaredVariables: compiled.undeclaredVariables, templateSource: src },
       { specialTokens: { bos_token: '<bos>', eos_token: '<eos>' } }).contextJson, { now });
     const n = iterationsFor(coldFn, targetMs);
     const row = { name: c.name, messages: c.request.messages.length, bytes: text.length, n, same, prompt };
-    const t = timeAll({ bare: bareFn, obj: objFn, cold: coldFn, turn, repeat: textFn }, n);
+    const t = timeAll({ bare: bareFn, obj: objFn, cold: coldFn, turn: loop.turn, turnBare: loop.bare, repeat: textFn }, n);
     row.bareMs = t.bare;
     row.objMs = t.obj;
     row.coldMs = t.cold;
-    row.turnMs = t.turn;
+    // per request of the case's own size: the loop's ratio to its bare render, times the case's bare render
+    row.turnMs = (t.turn / t.turnBare) * t.bare;
+    row.loopMs = t.turn;
+    row.turnBareMs = t.turnBare;
+    row.turns = loop.turns;
     row.repeatMs = t.repeat;
     rows.push(row);
     jobs[c.name] = { template: src, context_json: built.contextJson, request_text: text, bos: '<bos>', eos: '<eos>', n: Math.max(10, Math.ceil(n / 4)) };
@@ -194,12 +226,12 @@ export function caseTable(api, templatesDir, { targetMs = 60 } = {}) {
     r.vllmSame = v?.prompt === r.prompt;
     r.minijinjaSame = m?.prompt === r.prompt;
     console.log(
-      `${r.name.padEnd(26)} ${cell(r.messages, 5)} ${cell(fmt(r.bareMs), 9)} | ${cell(fmt(r.objMs), 7)} ${cell(x(r.objMs / r.bareMs), 6)} | ${cell(fmt(r.coldMs), 13)} ${cell(x(r.coldMs / r.bareMs), 6)} ${cell(fmt(r.turnMs), 13)} ${cell(x(r.turnMs / r.bareMs), 6)} ${cell(fmt(r.repeatMs), 10)} ${cell(x(r.repeatMs / r.bareMs), 6)} ${cell(x(r.coldMs / r.objMs), 9)} | ${col(v, 12)} ${ratio(v, r.coldMs, 6)} ${ratio(v, r.turnMs, 6)} | ${col(m, 12)} ${ratio(m, r.coldMs, 6)} ${ratio(m, r.turnMs, 6)} | ${col(j, 9)} | ${r.same ? 'yes' : 'NO'}, ${sameAs(v)}, ${sameAs(m)}`,
+      `${r.name.padEnd(26)} ${cell(r.messages, 5)} ${cell(fmt(r.bareMs), 9)} | ${cell(fmt(r.objMs), 7)} ${cell(x(r.objMs / r.bareMs), 6)} | ${cell(fmt(r.coldMs), 13)} ${cell(x(r.coldMs / r.bareMs), 6)} ${cell(fmt(r.turnMs), 13)} ${cell(x(r.loopMs / r.turnBareMs), 6)} ${cell(fmt(r.repeatMs), 10)} ${cell(x(r.repeatMs / r.bareMs), 6)} ${cell(x(r.coldMs / r.objMs), 9)} | ${col(v, 12)} ${ratio(v, r.coldMs, 6)} ${ratio(v, r.turnMs, 6)} | ${col(m, 12)} ${ratio(m, r.coldMs, 6)} ${ratio(m, r.turnMs, 6)} | ${col(j, 9)} | ${r.same ? 'yes' : 'NO'}, ${sameAs(v)}, ${sameAs(m)}`,
     );
   }
   console.log(
     '(/bare: renderChat time over the bare render of the same context, target <= 1.25x. Raw-text requests: cold = one that shares no messages with a recent request; ' +
-      'next turn = the request after the one with all but its last two messages (an agent loop: only the new messages are decoded and built); repeat = the same text again. ' +
+      'next turn = an agent loop, the last turns of the case (up to 10) in order, each the previous request plus two messages (only those are decoded and built), /bare over the bare render of the same turns, ms scaled to the case's size by that ratio; repeat = the same text again. ' +
       'vLLM and minijinja columns: their time over our cold and next-turn times)',
   );
   return rows;
@@ -215,12 +247,14 @@ export function scaling(api, templatesDir) {
   const src = readFileSync(file, 'utf8');
   const compiled = api.compileTemplate(src);
   const opts = { template: compiled, bosToken: '<bos>', eosToken: '<eos>', now: NOW };
-  console.log('\nHistory-length scaling (qwen3, raw JSON text request): microseconds per message; cold = a request sharing no messages with a recent one, next turn = after the request with all but its last two messages');
-  console.log('messages   request KB   cold ms   us/msg   next turn ms   us/msg   bare render ms   us/msg');
+  console.log('\nHistory-length scaling (qwen3, raw JSON text request): microseconds per message; cold = a request sharing no messages with a recent one, next turn = the agent loop of section 1 (its bare render in the last column)');
+  console.log('messages   request KB   cold ms   us/msg   next turn ms   us/msg   bare render ms   us/msg   next turn /bare');
   const out = [];
   for (const total of [10, 100, 1000, 10000]) {
     const request = history(total);
-    const { cold, previous, text } = caseTexts(request, 40);
+    const text = JSON.stringify(request);
+    const cold = coldTexts(request, 40);
+    const loop = agentLoop(api, compiled, src, request, opts);
     const built = api.buildTemplateContext(
       text,
       { contentFormat: compiled.contentFormat, undeclaredVariables: compiled.undeclaredVariables, templateSource: src },
@@ -228,14 +262,13 @@ export function scaling(api, templatesDir) {
     );
     let next = 0;
     const coldFn = () => api.renderChat(cold[next++ % cold.length], opts);
-    const turn = { setup: () => api.renderChat(previous, opts), run: () => api.renderChat(text, opts) };
     const bareFn = () => compiled.renderJson(built.contextJson, { now: NOW_FIELDS });
     const n = iterationsFor(coldFn, 100, 3, 2000);
-    const t = timeAll({ cold: coldFn, turn, bare: bareFn }, n);
-    out.push({ total, full: t.cold, turn: t.turn, bare: t.bare });
+    const t = timeAll({ cold: coldFn, turn: loop.turn, turnBare: loop.bare, bare: bareFn }, n);
+    out.push({ total, full: t.cold, turn: t.turn, turnBare: t.turnBare, bare: t.bare });
     const per = (ms) => ((ms * 1000) / total).toFixed(2);
     console.log(
-      `${cell(total, 8)}   ${cell((text.length / 1024).toFixed(0), 10)}   ${cell(fmt(t.cold), 7)}   ${cell(per(t.cold), 6)}   ${cell(fmt(t.turn), 12)}   ${cell(per(t.turn), 6)}   ${cell(fmt(t.bare), 14)}   ${cell(per(t.bare), 6)}`,
+      `${cell(total, 8)}   ${cell((text.length / 1024).toFixed(0), 10)}   ${cell(fmt(t.cold), 7)}   ${cell(per(t.cold), 6)}   ${cell(fmt(t.turn), 12)}   ${cell(per(t.turn), 6)}   ${cell(fmt(t.bare), 14)}   ${cell(per(t.bare), 6)}   ${cell(x(t.turn / t.turnBare), 15)}`,
     );
   }
   return out;

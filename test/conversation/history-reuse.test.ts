@@ -177,6 +177,21 @@ describe('reuse of the messages of a continued conversation', () => {
     }
   });
 
+  it('keeps and reuses nothing with reuseConversation: false', () => {
+    const on: RenderChatOptions = { template: TEMPLATES[0]!, now: '2026-01-01T00:00:00' };
+    const off: RenderChatOptions = { ...on, reuseConversation: false };
+    const messages: Msg[] = [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }];
+    const before = recentConversations.reusedRequests;
+    renderChat(JSON.stringify({ messages }), off);
+    messages.push({ role: 'user', content: 'c' });
+    const text = JSON.stringify({ messages });
+    expect(renderChat(text, off).prompt).toBe(renderChat(text, on).prompt);
+    expect(recentConversations.reusedRequests).toBe(before);
+    messages.push({ role: 'assistant', content: 'd' });
+    renderChat(JSON.stringify({ messages }), on);
+    expect(recentConversations.reusedRequests).toBe(before + 1);
+  });
+
   it('never takes a stand-in a request spells for the reused messages', () => {
     const options: RenderChatOptions = { template: TEMPLATES[0]!, now: '2026-01-01T00:00:00' };
     const messages: Msg[] = [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }];
