@@ -231,7 +231,7 @@ export function caseTable(api, templatesDir, { targetMs = 60 } = {}) {
   }
   console.log(
     '(/bare: renderChat time over the bare render of the same context, target <= 1.25x. Raw-text requests: cold = one that shares no messages with a recent request; ' +
-      'next turn = an agent loop, the last turns of the case (up to 10) in order, each the previous request plus two messages (only those are decoded and built), /bare over the bare render of the same turns, ms scaled to the case's size by that ratio; repeat = the same text again. ' +
+      'next turn = an agent loop, the last turns of the case (up to 10) in order, each the previous request plus two messages (only those are decoded and built), /bare over the bare render of the same turns, ms scaled to the size of the case by that ratio; repeat = the same text again. ' +
       'vLLM and minijinja columns: their time over our cold and next-turn times)',
   );
   return rows;
