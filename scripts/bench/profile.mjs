@@ -2,8 +2,10 @@
 //   node scripts/bench/profile.mjs [--templates DIR] [--out DIR] [--seconds S]
 // For the small Gemma 4 tool loop and Qwen3 50 turns (raw JSON text
 // requests): a V8 CPU profile of renderChat in a loop (node --cpu-prof, top
-// self-time entries printed), and the context JSON of each case written to
-// --out for callgrind on the standalone engine driver:
+// self-time entries printed) for cold requests (each with its own first
+// message, so no recent conversation is continued) and for an agent loop
+// (each request the previous one plus two messages), and the context JSON of
+// each case written to --out for callgrind on the standalone engine driver:
 //   valgrind --tool=callgrind build/tools/jinja-render --bench-json 50 TEMPLATE OUT/<case>.context.json
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -28,9 +30,18 @@ if (opt('child') !== undefined) {
   const api = createRequire(import.meta.url)(join(root, 'dist', 'cjs', 'index.js'));
   const [file, make] = CASES[opt('child')];
   const opts = { template: api.compileTemplate(readFileSync(join(resolveTemplates(opt('templates')), file), 'utf8')), bosToken: '<bos>', eosToken: '<eos>', now: NOW };
-  const text = JSON.stringify(make());
+  const request = make();
+  let texts;
+  if (opt('mode') === 'cold') {
+    texts = Array.from({ length: 400 }, (_, i) => JSON.stringify({ ...request, messages: [{ ...request.messages[0], content: `[${i}] ${request.messages[0].content}` }, ...request.messages.slice(1)] }));
+  } else {
+    const n = request.messages.length;
+    const turns = Math.max(1, Math.min(10, Math.floor((n - 2) / 2)));
+    texts = Array.from({ length: turns + 1 }, (_, j) => JSON.stringify({ ...request, messages: request.messages.slice(0, n - 2 * (turns - j)) }));
+  }
   const until = Date.now() + 1000 * Number(opt('seconds', '5'));
-  while (Date.now() < until) for (let i = 0; i < 100; i++) api.renderChat(text, opts);
+  let i = 0;
+  while (Date.now() < until) for (let k = 0; k < 100; k++) api.renderChat(texts[i++ % texts.length], opts);
 } else {
   const api = createRequire(import.meta.url)(join(root, 'dist', 'cjs', 'index.js'));
   const out = opt('out', join(tmpdir(), 'nvc-profile'));
@@ -52,13 +63,15 @@ if (opt('child') !== undefined) {
       { specialTokens: { bos_token: '<bos>', eos_token: '<eos>' } },
     );
     writeFileSync(join(out, `${name}.context.json`), built.contextJson);
-    const profDir = join(out, `${name}.cpuprofile.d`);
-    rmSync(profDir, { recursive: true, force: true });
-    const self = new URL(import.meta.url).pathname;
-    execFileSync(process.execPath, ['--cpu-prof', '--cpu-prof-dir', profDir, self, '--child', name, '--seconds', opt('seconds', '5'), ...(opt('templates') ? ['--templates', opt('templates')] : [])], { stdio: 'inherit' });
-    const prof = join(profDir, readdirSync(profDir)[0]);
-    console.log(`\n${name}: renderChat (raw JSON text), ${prof}`);
-    console.log(execFileSync(process.execPath, [join(root, 'scripts', 'bench', 'cpuprofile-top.mjs'), prof, opt('top', '20')]).toString());
+    for (const mode of ['cold', 'turn']) {
+      const profDir = join(out, `${name}.${mode}.cpuprofile.d`);
+      rmSync(profDir, { recursive: true, force: true });
+      const self = new URL(import.meta.url).pathname;
+      execFileSync(process.execPath, ['--cpu-prof', '--cpu-prof-dir', profDir, self, '--child', name, '--mode', mode, '--seconds', opt('seconds', '5'), ...(opt('templates') ? ['--templates', opt('templates')] : [])], { stdio: 'inherit' });
+      const prof = join(profDir, readdirSync(profDir)[0]);
+      console.log(`\n${name}: renderChat (raw JSON text, ${mode === 'cold' ? 'cold requests' : 'agent loop, next turns'}), ${prof}`);
+      console.log(execFileSync(process.execPath, [join(root, 'scripts', 'bench', 'cpuprofile-top.mjs'), prof, opt('top', '20')]).toString());
+    }
     console.log(`context for callgrind: ${join(out, `${name}.context.json`)} (template ${path})`);
   }
 }
