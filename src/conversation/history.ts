@@ -104,8 +104,8 @@ export class RecentConversations {
           const end = firstItemEnd(e.text, 'messages');
           e.head = end === undefined ? null : e.text.slice(0, end);
         }
-        // (a mismatch shows within the first characters, which startsWith compares first)
-        if (e.head === null || text.length <= e.head.length || !text.startsWith(e.head)) continue;
+        // (string equality compares the characters in bulk; startsWith goes one by one)
+        if (e.head === null || text.length <= e.head.length || text.slice(0, e.head.length) !== e.head) continue;
         e.span = memberArraySpan(e.text, 'messages') ?? null;
       }
       const span = e.span;
