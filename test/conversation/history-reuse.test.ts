@@ -8,7 +8,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { compileTemplate, renderChat, type RenderChatOptions } from '../../src';
-import { RecentConversations } from '../../src/conversation';
+import { buildContextKeeping, decodeRequest, NotReusable, RecentConversations } from '../../src/conversation';
 import { memberArraySpan } from '../../src/protocol/json-spans';
 import { serializePyJson } from '../../src/protocol/pyjson';
 import { recentConversations } from '../../src/render';
@@ -190,6 +190,20 @@ describe('reuse of the messages of a continued conversation', () => {
     messages.push({ role: 'assistant', content: 'd' });
     renderChat(JSON.stringify({ messages }), on);
     expect(recentConversations.reusedRequests).toBe(before + 1);
+  });
+
+  it('is not taken by a build without transformers normalisation', () => {
+    const history = new RecentConversations();
+    const facts = { contentFormat: 'string' as const, undeclaredVariables: new Set(['messages']) };
+    const messages: Msg[] = [{ role: 'tool', content: 'a', tool_call_id: null }];
+    const first = JSON.stringify({ messages });
+    const built = buildContextKeeping(decodeRequest(first, { history }), facts, {}, true);
+    history.keep(first, built.messages!);
+    messages.push({ role: 'assistant', content: 'b' });
+    const decoded = decodeRequest(JSON.stringify({ messages }), { history });
+    expect(decoded.reused?.count).toBe(1);
+    expect(() => buildContextKeeping(decoded, facts, { transformersNormalization: false }, true)).toThrow(NotReusable);
+    expect(buildContextKeeping(decoded, facts, {}, true).built.contextJson).toContain('"messages":[{"role":"tool","content":"a"},');
   });
 
   it('never takes a stand-in a request spells for the reused messages', () => {
