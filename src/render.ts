@@ -248,6 +248,7 @@ function prepare(input: unknown, options: RenderChatOptions): Prepared {
     out = buildContextKeeping(decoded, facts, buildOptions, keep);
   }
   const built = out.built;
+  if (decoded.reused !== undefined) recentConversations.reusedRequests++;
   if (text !== undefined && out.messages !== undefined) recentConversations.keep(text, out.messages, decoded.reused);
   const native: NativeRenderOptions = {
     now: wallClock(options.now),

@@ -77,7 +77,7 @@ export class RecentConversations {
   private chars = 0;
   /** Off: every request is built from scratch (the reference path, for tests and comparisons). */
   enabled = true;
-  /** Requests that were built on kept messages (counted by the caller, see `reused`). */
+  /** Requests that were built on kept messages (counted by whoever built them). */
   reusedRequests = 0;
 
   constructor(
@@ -149,7 +149,6 @@ export class RecentConversations {
    * text is scanned, and a conversation it continued whole is replaced.
    */
   keep(text: string, built: BuiltMessages, from?: Reused): void {
-    if (from !== undefined) this.reusedRequests++;
     if (!this.enabled || text.length > this.maxChars / 4 || built.objects.length === 0) return;
     // the same request again: what is kept already is what it built
     if (from !== undefined && from.count === built.objects.length && from.kept.objects.length === from.count && text === from.kept.text) {

@@ -333,7 +333,8 @@ export function buildContextKeeping(
 
   const built: BuiltContext = {
     contextJson: serializePyJson(vars, { compact: true }),
-    messages: kept !== undefined ? [] : messages,
+    // (kept or reused message objects are shared with later requests: see sharedValues)
+    messages: kept !== undefined || prior !== undefined ? [] : messages,
     tools: (sharedShaped ? null : (resolved.tools ?? null)) as unknown[] | null,
     templateVariables: [...vars.keys()],
     warnings,
@@ -341,7 +342,7 @@ export function buildContextKeeping(
   };
   const sharedValues: SharedValues = {};
   if (sharedShaped) sharedValues.tools = sharedForms!.shaped;
-  if (kept !== undefined) sharedValues.messages = messages;
+  if (kept !== undefined || prior !== undefined) sharedValues.messages = messages;
   return kept === undefined ? { built, shared: sharedValues } : { built, shared: sharedValues, messages: kept };
 }
 

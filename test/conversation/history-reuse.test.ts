@@ -177,6 +177,20 @@ describe('reuse of the messages of a continued conversation', () => {
     }
   });
 
+  it('gives its own messages to a continue_final_message request built on kept ones', () => {
+    const options: RenderChatOptions = { template: TEMPLATES[0]!, now: '2026-01-01T00:00:00' };
+    const messages: Msg[] = [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }, { role: 'user', content: 'c' }];
+    renderChat(JSON.stringify({ messages }), options);
+    messages.push({ role: 'assistant', content: 'partial' });
+    const before = recentConversations.reusedRequests;
+    const cont = renderChat(JSON.stringify({ messages, add_generation_prompt: false, continue_final_message: true }), options);
+    expect(recentConversations.reusedRequests).toBe(before + 1);
+    (cont.messages[0] as Msg).content = 'changed';
+    messages.push({ role: 'user', content: 'd' });
+    const text = JSON.stringify({ messages });
+    expect(outcome(text, options)).toEqual(reference(text, options));
+  });
+
   it('keeps and reuses nothing with reuseConversation: false', () => {
     const on: RenderChatOptions = { template: TEMPLATES[0]!, now: '2026-01-01T00:00:00' };
     const off: RenderChatOptions = { ...on, reuseConversation: false };
