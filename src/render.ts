@@ -297,12 +297,16 @@ function finish(p: Prepared, rendered: string, readOnly = false): RenderChatResu
  * string pinned vLLM builds.
  */
 export function renderChat<R extends ChatRequest>(request: ChatRequestInput<R>, options: RenderChatOptions): RenderChatResult {
+  return renderNow(request, options, false);
+}
+
+function renderNow(request: unknown, options: RenderChatOptions, readOnly: boolean): RenderChatResult {
   const p = prepare(request, options);
   const rendered =
     p.backend === 'embedded'
       ? p.compiled.renderJson(p.built.contextJson, p.native)
       : loadVllmCpp().render(p.compiled.source, p.built.contextJson, p.native);
-  return finish(p, rendered);
+  return finish(p, rendered, readOnly);
 }
 
 /**
@@ -310,12 +314,7 @@ export function renderChat<R extends ChatRequest>(request: ChatRequestInput<R>, 
  * requests: read them (serialize them) but never change or keep them.
  */
 export function renderChatReadOnly(request: ChatRequestInput, options: RenderChatOptions): RenderChatResult {
-  const p = prepare(request, options);
-  const rendered =
-    p.backend === 'embedded'
-      ? p.compiled.renderJson(p.built.contextJson, p.native)
-      : loadVllmCpp().render(p.compiled.source, p.built.contextJson, p.native);
-  return finish(p, rendered, true);
+  return renderNow(request, options, true);
 }
 
 /**
