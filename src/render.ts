@@ -1,7 +1,7 @@
 /**
  * renderChat: request -> validate -> vLLM post-processing -> marshal -> native render -> prompt.
  */
-import { buildContextKeeping, pyDeepCopy, cutContinueFinal, decodeRequest, RecentConversations, type ArgumentsPolicy, type BuiltContext, type ContentFormat, type SharedValues } from './conversation';
+import { buildContextKeeping, buildNextTurn, pyDeepCopy, serializePyJson, type BuildOptions, type TemplateFacts, cutContinueFinal, decodeRequest, RecentConversations, type ArgumentsPolicy, type BuiltContext, type ContentFormat, type SharedValues } from './conversation';
 import { BackendError, TemplateLoadError } from './errors';
 import { wallClock, type NowInput } from './native/clock';
 import { CompiledTemplate, compileTemplate, type NativeRenderOptions, type RenderLimits } from './native/embedded';
@@ -204,9 +204,93 @@ function missingTokenWarnings(undeclared: ReadonlySet<string>, tokens: Readonly<
  */
 export const recentConversations = new RecentConversations();
 
+/**
+ * What the template variables other than `messages` depend on besides the
+ * request text: the template and the build options. Undefined when they
+ * cannot be written down (the usual path then reports any error).
+ */
+function contextKey(compiled: CompiledTemplate, options: RenderChatOptions, specialTokens: Record<string, string>): string | undefined {
+  try {
+    const kwargs = options.chatTemplateKwargs === undefined ? null : serializePyJson(options.chatTemplateKwargs);
+    // (the policy and the content format shape only the messages; the kept ones record them)
+    return JSON.stringify([
+      compiled.hash,
+      options.addGenerationPrompt ?? null,
+      options.continueFinalMessage ?? null,
+      Object.entries(specialTokens),
+      kwargs,
+    ]);
+  } catch {
+    return undefined;
+  }
+}
+
+function specialTokensOf(configTokens: Record<string, string>, options: RenderChatOptions): Record<string, string> {
+  const specialTokens: Record<string, string> = { ...configTokens, ...options.specialTokens };
+  if (options.bosToken !== undefined) specialTokens.bos_token = options.bosToken;
+  if (options.eosToken !== undefined) specialTokens.eos_token = options.eosToken;
+  return specialTokens;
+}
+
+function buildOptionsOf(options: RenderChatOptions, specialTokens: Record<string, string>): BuildOptions {
+  return {
+    policy: options.policy,
+    contentFormat: options.contentFormat,
+    specialTokens,
+    chatTemplateKwargs: options.chatTemplateKwargs,
+    addGenerationPrompt: options.addGenerationPrompt,
+    continueFinalMessage: options.continueFinalMessage,
+  };
+}
+
+function factsOf(compiled: CompiledTemplate): TemplateFacts {
+  return { contentFormat: compiled.contentFormat, undeclaredVariables: compiled.undeclaredVariables, templateSource: compiled.source };
+}
+
+function nativeOptionsOf(options: RenderChatOptions): NativeRenderOptions {
+  return {
+    now: wallClock(options.now),
+    maxOutputBytes: options.maxOutputBytes,
+    maxSteps: options.maxSteps,
+    maxDepth: options.maxDepth,
+    maxRenderMs: options.maxRenderMs,
+    maxMemoryBytes: options.maxMemoryBytes,
+  };
+}
+
+/**
+ * The next turn of a recent conversation with a template given as compiled
+ * (nothing to load first): only the new messages are decoded and built
+ * (buildNextTurn). Undefined when that does not apply.
+ */
+function prepareNextTurn(text: string, options: RenderChatOptions): Prepared | undefined {
+  const compiled = options.template;
+  if (!(compiled instanceof CompiledTemplate) || !recentConversations.enabled) return undefined;
+  const backend = options.backend ?? 'embedded';
+  if (backend !== 'embedded' && backend !== 'vllm.cpp') return undefined;
+  const specialTokens = specialTokensOf({}, options);
+  const key = contextKey(compiled, options, specialTokens);
+  if (key === undefined) return undefined;
+  const next = buildNextTurn(text, recentConversations, key, factsOf(compiled), buildOptionsOf(options, specialTokens));
+  if (next === undefined) return undefined;
+  const native = nativeOptionsOf(options);
+  recentConversations.reusedRequests++;
+  recentConversations.nextTurns++;
+  recentConversations.keep(text, next.messages, next.reused);
+  const built = next.built;
+  const tokenWarnings = missingTokenWarnings(compiled.undeclaredVariables, specialTokens);
+  if (tokenWarnings.length) built.warnings.push(...tokenWarnings);
+  const contentFormat = options.contentFormat && options.contentFormat !== 'auto' ? options.contentFormat : compiled.contentFormat;
+  return { compiled, built, shared: next.shared, native, backend, contentFormat };
+}
+
 function prepare(input: unknown, options: RenderChatOptions): Prepared {
   // Raw request text is decoded once, losslessly, before anything looks at it.
   const text = typeof input === 'string' && options.reuseConversation !== false ? input : undefined;
+  if (text !== undefined) {
+    const next = prepareNextTurn(text, options);
+    if (next !== undefined) return next;
+  }
   let decoded = decodeRequest(input, { shareTools: true, history: text !== undefined ? recentConversations : undefined });
   const request = decoded.value;
   const backend = options.backend ?? 'embedded';
@@ -224,40 +308,26 @@ function prepare(input: unknown, options: RenderChatOptions): Prepared {
   } else {
     throw new TemplateLoadError('renderChat: give options.template (source or compiled) or options.templatePath');
   }
-  const specialTokens: Record<string, string> = { ...configTokens, ...options.specialTokens };
-  if (options.bosToken !== undefined) specialTokens.bos_token = options.bosToken;
-  if (options.eosToken !== undefined) specialTokens.eos_token = options.eosToken;
+  const specialTokens = specialTokensOf(configTokens, options);
   const tokenWarnings = missingTokenWarnings(compiled.undeclaredVariables, specialTokens);
-  const facts = { contentFormat: compiled.contentFormat, undeclaredVariables: compiled.undeclaredVariables, templateSource: compiled.source };
-  const buildOptions = {
-    policy: options.policy,
-    contentFormat: options.contentFormat,
-    specialTokens,
-    chatTemplateKwargs: options.chatTemplateKwargs,
-    addGenerationPrompt: options.addGenerationPrompt,
-    continueFinalMessage: options.continueFinalMessage,
-  };
+  const facts = factsOf(compiled);
+  const buildOptions = buildOptionsOf(options, specialTokens);
   const keep = text !== undefined && recentConversations.enabled;
+  // (the next turn of this conversation may reuse the rest of the context too, when the template was given compiled)
+  const tailKey = keep && options.template instanceof CompiledTemplate ? contextKey(compiled, options, specialTokens) : undefined;
   let out: ReturnType<typeof buildContextKeeping>;
   try {
-    out = buildContextKeeping(decoded, facts, buildOptions, keep);
+    out = buildContextKeeping(decoded, facts, buildOptions, keep, tailKey);
   } catch (e) {
     // not the plain case after all: the whole request, from scratch (its value or its error)
     if (decoded.reused === undefined) throw e;
     decoded = decodeRequest(input, { shareTools: true });
-    out = buildContextKeeping(decoded, facts, buildOptions, keep);
+    out = buildContextKeeping(decoded, facts, buildOptions, keep, tailKey);
   }
   const built = out.built;
   if (decoded.reused !== undefined) recentConversations.reusedRequests++;
   if (text !== undefined && out.messages !== undefined) recentConversations.keep(text, out.messages, decoded.reused);
-  const native: NativeRenderOptions = {
-    now: wallClock(options.now),
-    maxOutputBytes: options.maxOutputBytes,
-    maxSteps: options.maxSteps,
-    maxDepth: options.maxDepth,
-    maxRenderMs: options.maxRenderMs,
-    maxMemoryBytes: options.maxMemoryBytes,
-  };
+  const native = nativeOptionsOf(options);
   const contentFormat = options.contentFormat && options.contentFormat !== 'auto' ? options.contentFormat : compiled.contentFormat;
   if (tokenWarnings.length) built.warnings.push(...tokenWarnings);
   return { compiled, built, shared: out.shared, native, backend, contentFormat };

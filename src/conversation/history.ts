@@ -42,6 +42,19 @@ export interface BuiltMessages {
   offlineAt: number;
   /** Index of the first `developer` message, or -1. */
   developerAt: number;
+  /** The template variables after `messages`, for a next turn that changes nothing else (buildNextTurn). */
+  tail?: ContextTail;
+}
+
+/** The part of a context that does not depend on the messages. */
+export interface ContextTail {
+  /** The template and options it was built with. */
+  readonly key: string;
+  /** The context JSON after the messages array (`,"tools":...}`). */
+  readonly json: string;
+  /** The tools the template saw (shared, read only), or null. */
+  readonly tools: unknown[] | null;
+  readonly templateVariables: readonly string[];
 }
 
 export interface Kept extends BuiltMessages {
@@ -79,6 +92,8 @@ export class RecentConversations {
   enabled = true;
   /** Requests that were built on kept messages (counted by whoever built them). */
   reusedRequests = 0;
+  /** Of those, requests that also took the rest of the context from the kept request (buildNextTurn). */
+  nextTurns = 0;
 
   constructor(
     /** Conversations kept. */
@@ -152,10 +167,12 @@ export class RecentConversations {
     if (!this.enabled || text.length > this.maxChars / 4 || built.objects.length === 0) return;
     // the same request again: what is kept already is what it built
     if (from !== undefined && from.count === built.objects.length && from.kept.objects.length === from.count && text === from.kept.text) {
+      if (built.tail !== undefined) from.kept.tail = built.tail;
       this.touch(from.kept);
       return;
     }
     const e: Kept = { mode: built.mode, objects: built.objects, json: built.json, offlineAt: built.offlineAt, developerAt: built.developerAt, text };
+    if (built.tail !== undefined) e.tail = built.tail;
     if (from !== undefined) {
       const span = from.kept.span!;
       try {

@@ -20,6 +20,7 @@ import { normalizeForTemplate } from './template-inputs';
 import { shapeTools } from './tools';
 import { prepareContinueFinal } from './continue-final';
 import { isReusedStandIn, RecentConversations, reusedParts, type BuiltMessages, type Reused } from './history';
+import { itemEnds } from '../protocol/json-spans';
 import type { ArgumentsPolicy, BuildOptions, BuiltContext, ContentFormat, TemplateFacts } from './types';
 
 export type {
@@ -199,6 +200,7 @@ export function buildContextKeeping(
   facts: TemplateFacts,
   options: BuildOptions,
   keep: boolean,
+  tailKey?: string,
 ): { built: BuiltContext; shared: SharedValues; messages?: BuiltMessages } {
   const req = decoded.value;
   const reused = decoded.reused;
@@ -255,20 +257,9 @@ export function buildContextKeeping(
   // the kept messages (a conversation this request continues), built as this request needs them
   const prior = reused !== undefined ? reusedMessages(reused, format, policy) : undefined;
   const base = reused !== undefined ? reused.count : 0;
-  const offlineHere = usesOfflineToolCalls(rawMessages);
-  const offline = prior !== undefined ? (prior.offlineAt >= 0 && prior.offlineAt < base) || offlineHere : offlineHere;
-  if (prior !== undefined && offline !== prior.mode.offline) throw new NotReusable();
-  const built0 = rawMessages.map((m, i) => buildMessage(m, format, base + i, offline));
-  let conversation = built0;
-  postprocessMessages(conversation, policy, warnings);
-  if (prior !== undefined && warnings.length > 0) throw new NotReusable();
-
-  const supportsDeveloper =
-    facts.supportsDeveloperRole ?? (facts.templateSource !== undefined ? templateSupportsDeveloper(facts.templateSource) : false);
-  if (!supportsDeveloper) {
-    if (prior !== undefined && ((prior.developerAt >= 0 && prior.developerAt < base) || conversation.some(isDeveloper))) throw new NotReusable();
-    conversation = convertDeveloperToSystem(conversation);
-  }
+  const part = buildMessagesPart(rawMessages, format, policy, facts, prior, base, warnings);
+  const { built0, offline, offlineHere } = part;
+  const conversation = part.conversation;
 
   const resolved = resolveTemplateVariables(kwargs, facts.undeclaredVariables, options.specialTokens);
   // transformers' apply_chat_template, before anything else it checks
@@ -312,16 +303,8 @@ export function buildContextKeeping(
     (keep || prior !== undefined) && !resolved.continueFinalMessage && warnings.length === 0 && conversation === built0 &&
     options.transformersNormalization !== false;
   if (keepable) {
-    const freshJson = serializePyJson(fresh, { compact: true }).slice(1, -1);
-    const json = prior === undefined ? freshJson : freshJson === '' ? prior.json : `${prior.json},${freshJson}`;
-    messagesVar = new PreEncoded(`[${json}]`);
-    let offlineAt = prior !== undefined && prior.offlineAt >= 0 && prior.offlineAt < base ? prior.offlineAt : -1;
-    let developerAt = prior !== undefined && prior.developerAt >= 0 && prior.developerAt < base ? prior.developerAt : -1;
-    for (let i = 0; i < rawMessages.length && (offlineAt < 0 || developerAt < 0); i++) {
-      if (offlineAt < 0 && offlineHere && usesOfflineToolCalls([rawMessages[i]])) offlineAt = base + i;
-      if (developerAt < 0 && isDeveloper(fresh[i]!)) developerAt = base + i;
-    }
-    kept = { mode: { format, policy, offline }, objects: messages as Record<string, unknown>[], json, offlineAt, developerAt };
+    kept = keptMessages(rawMessages, fresh, messages as Record<string, unknown>[], prior, base, { format, policy, offline }, offlineHere);
+    messagesVar = new PreEncoded(`[${kept.json}]`);
   }
   const vars = new Map<string, unknown>([
     ['messages', messagesVar],
@@ -343,7 +326,129 @@ export function buildContextKeeping(
   const sharedValues: SharedValues = {};
   if (sharedShaped) sharedValues.tools = sharedForms!.shaped;
   if (kept !== undefined || prior !== undefined) sharedValues.messages = messages;
+  if (kept !== undefined && tailKey !== undefined && (sharedShaped || toolsVar === null)) {
+    // everything after the messages, for a next turn whose request differs only in them (buildNextTurn)
+    const head = `{"messages":[${kept.json}]`;
+    const json = built.contextJson;
+    if (json.length > head.length && json.startsWith(CONTEXT_HEAD) && json.charCodeAt(head.length - 1) === 0x5d && json.charCodeAt(head.length) === 0x2c) {
+      kept.tail = { key: tailKey, json: json.slice(head.length), tools: sharedShaped ? sharedForms!.shaped : null, templateVariables: built.templateVariables };
+    }
+  }
   return kept === undefined ? { built, shared: sharedValues } : { built, shared: sharedValues, messages: kept };
+}
+
+/** How the template variables' JSON begins (the serializer writes `messages` first). */
+const CONTEXT_HEAD = '{"messages":[';
+
+/**
+ * Steps 1-4 for a request's messages (built on `prior`, the kept ones, when
+ * given): build each message, post-process the tool calls, and convert
+ * developer messages for a template that does not handle the role. With
+ * `prior`, throws NotReusable where the result would not be what a build
+ * of the whole conversation gives.
+ */
+function buildMessagesPart(
+  rawMessages: Record<string, unknown>[],
+  format: ContentFormat,
+  policy: ArgumentsPolicy,
+  facts: TemplateFacts,
+  prior: BuiltMessages | undefined,
+  base: number,
+  warnings: string[],
+): { built0: Record<string, unknown>[]; conversation: Record<string, unknown>[]; offline: boolean; offlineHere: boolean } {
+  const offlineHere = usesOfflineToolCalls(rawMessages);
+  const offline = prior !== undefined ? (prior.offlineAt >= 0 && prior.offlineAt < base) || offlineHere : offlineHere;
+  if (prior !== undefined && offline !== prior.mode.offline) throw new NotReusable();
+  const built0 = rawMessages.map((m, i) => buildMessage(m, format, base + i, offline));
+  let conversation = built0;
+  postprocessMessages(conversation, policy, warnings);
+  if (prior !== undefined && warnings.length > 0) throw new NotReusable();
+
+  const supportsDeveloper =
+    facts.supportsDeveloperRole ?? (facts.templateSource !== undefined ? templateSupportsDeveloper(facts.templateSource) : false);
+  if (!supportsDeveloper) {
+    if (prior !== undefined && ((prior.developerAt >= 0 && prior.developerAt < base) || conversation.some(isDeveloper))) throw new NotReusable();
+    conversation = convertDeveloperToSystem(conversation);
+  }
+  return { built0, conversation, offline, offlineHere };
+}
+
+/** What a request's messages built, to keep: the template messages and their JSON, after `prior`'s. */
+function keptMessages(
+  rawMessages: Record<string, unknown>[],
+  fresh: Record<string, unknown>[],
+  messages: Record<string, unknown>[],
+  prior: BuiltMessages | undefined,
+  base: number,
+  mode: BuiltMessages['mode'],
+  offlineHere: boolean,
+): BuiltMessages {
+  const freshJson = serializePyJson(fresh, { compact: true }).slice(1, -1);
+  const json = prior === undefined ? freshJson : freshJson === '' ? prior.json : `${prior.json},${freshJson}`;
+  let offlineAt = prior !== undefined && prior.offlineAt >= 0 && prior.offlineAt < base ? prior.offlineAt : -1;
+  let developerAt = prior !== undefined && prior.developerAt >= 0 && prior.developerAt < base ? prior.developerAt : -1;
+  for (let i = 0; i < rawMessages.length && (offlineAt < 0 || developerAt < 0); i++) {
+    if (offlineAt < 0 && offlineHere && usesOfflineToolCalls([rawMessages[i]])) offlineAt = base + i;
+    if (developerAt < 0 && isDeveloper(fresh[i]!)) developerAt = base + i;
+  }
+  return { mode, objects: messages, json, offlineAt, developerAt };
+}
+
+/**
+ * The next turn of a kept conversation, built from its new messages alone:
+ * when the request text differs from the kept one only in messages after
+ * the kept ones (the same text before and after the messages array) and it
+ * is rendered with the same template and options (`key`), every template
+ * variable but `messages` is what the kept request had, so only the new
+ * messages are decoded (at the depth they have in the request), checked,
+ * built and serialized, and the rest of the context JSON is the kept one.
+ * Undefined where that does not hold or anything is not the plain case (the
+ * caller then takes the usual path, which gives the value or the error).
+ */
+export function buildNextTurn(
+  text: string,
+  history: RecentConversations,
+  key: string,
+  facts: TemplateFacts,
+  options: BuildOptions,
+): { built: BuiltContext; shared: SharedValues; messages: BuiltMessages; reused: Reused } | undefined {
+  const reused = history.find(text);
+  if (reused === undefined) return undefined;
+  const k = reused.kept;
+  const tail = k.tail;
+  if (tail === undefined || tail.key !== key || options.transformersNormalization === false) return undefined;
+  try {
+    const span = k.span!;
+    const rest = itemEnds(text, reused.at, false);
+    if (text.length - rest.close !== k.text.length - span.close || text.slice(rest.close) !== k.text.slice(span.close)) return undefined;
+    const d = decodePyJson(`{"m":[null${text.slice(reused.at, rest.close)}]}`);
+    if (d.surrogates) return undefined;
+    const rawMessages = ((d.value as Record<string, unknown>)['m'] as unknown[]).slice(1) as Record<string, unknown>[];
+    if (!isCertainlyValidRequest({ messages: rawMessages })) return undefined;
+    const policy = options.policy ?? 'strict';
+    const format: ContentFormat = options.contentFormat && options.contentFormat !== 'auto' ? options.contentFormat : facts.contentFormat;
+    const prior = reusedMessages(reused, format, policy);
+    const base = reused.count;
+    const warnings: string[] = [];
+    const part = buildMessagesPart(rawMessages, format, policy, facts, prior, base, warnings);
+    const fresh = normalizeForTemplate(part.conversation);
+    const messages = prior.objects.concat(fresh);
+    const kept = keptMessages(rawMessages, fresh, messages, prior, base, { format, policy, offline: part.offline }, part.offlineHere);
+    kept.tail = tail;
+    const built: BuiltContext = {
+      contextJson: `${CONTEXT_HEAD}${kept.json}]${tail.json}`,
+      messages: [],
+      tools: null,
+      templateVariables: tail.templateVariables.slice(),
+      warnings,
+      continueFinal: null,
+    };
+    const shared: SharedValues = { messages };
+    if (tail.tools !== null) shared.tools = tail.tools;
+    return { built, shared, messages: kept, reused };
+  } catch {
+    return undefined;
+  }
 }
 
 /** The kept messages a request reuses, when they were built the way this request builds its messages. */

@@ -17,7 +17,7 @@ import { rng } from '../support/random';
 // Every message as the template sees it (keys, order, Python types via tojson), and the tools.
 const SEES =
   "{%- for m in messages %}<{{ m.role }}>{{ m | tojson }}{% if m.content is none %}(none){% endif %}{% if m.tool_calls %}{% for c in m.tool_calls %}[{{ c.function.arguments is mapping }}]{% endfor %}{% endif %}\n{%- endfor %}" +
-  '{%- if tools %}TOOLS {{ tools | tojson }}{% endif %}{% if add_generation_prompt %}<gen>{% endif %}';
+  '{%- if tools %}TOOLS {{ tools | tojson }}{% endif %}{% if add_generation_prompt %}<gen>{% endif %}[{{ bos_token }}|{{ x }}|{{ documents }}]';
 const TEMPLATES = [compileTemplate(SEES), compileTemplate(`{#- handles "developer" itself -#}${SEES}`)];
 
 type Msg = Record<string, unknown>;
@@ -78,6 +78,8 @@ function requestText(messages: Msg[], rand: () => number): string {
     () => `{"model": "m", "messages": ${m}, "chat_template_kwargs": {"x": 1.0}}`,
     () => `{"model": "m", "messages": ${m}, "tools": []}`,
     () => `{"model": "m", "messages": ${m}} trailing`,
+    () => `{"model": "m", "messages": ${m}, "temperature": ${Math.floor(rand() * 3)}}`,
+    () => `{"model": "m", "messages": ${m}, "documents": [{"title": "t", "text": "d"}]}`,
     () => `{"model": "m", "messages": ${m.slice(0, -1)}, 1.0, {"role": "user", "content": "1.0"}]}`,
   ];
   // mostly the plain spellings, so that conversations get continued
@@ -115,6 +117,7 @@ describe('reuse of the messages of a continued conversation', () => {
     const rand = rng(2026);
     recentConversations.clear();
     const before = recentConversations.reusedRequests;
+    const nextBefore = recentConversations.nextTurns;
     let compared = 0;
     for (let conv = 0; conv < 60; conv++) {
       const messages: Msg[] = [];
@@ -127,11 +130,14 @@ describe('reuse of the messages of a continued conversation', () => {
         if (rand() < 0.1 && messages.length > 2) messages[Math.floor(rand() * messages.length)] = message(rand, 99);
         if (rand() < 0.05 && messages.length > 3) messages.splice(-2);
         const options: RenderChatOptions = {
-          template: TEMPLATES[rand() < 0.8 ? 0 : 1]!,
+          template: rand() < 0.9 ? TEMPLATES[rand() < 0.8 ? 0 : 1]! : SEES,
           policy: rand() < 0.8 ? 'strict' : 'lenient',
           contentFormat: rand() < 0.8 ? 'auto' : rand() < 0.5 ? 'openai' : 'string',
           now: '2026-01-01T00:00:00',
         };
+        if (rand() < 0.15) options.bosToken = rand() < 0.5 ? '<s>' : '';
+        if (rand() < 0.15) options.chatTemplateKwargs = rand() < 0.5 ? { x: 1 } : { x: 'two', y: [1.5] };
+        if (rand() < 0.1) options.addGenerationPrompt = rand() < 0.5;
         const text = requestText(messages, rand);
         const repeats = rand() < 0.2 ? 2 : 1;
         for (let r = 0; r < repeats; r++) {
@@ -143,6 +149,8 @@ describe('reuse of the messages of a continued conversation', () => {
     expect(compared).toBeGreaterThan(300);
     // the sequences do exercise the reuse
     expect(recentConversations.reusedRequests - before).toBeGreaterThan(80);
+    // and the next-turn path, which takes the rest of the context from the kept request too
+    expect(recentConversations.nextTurns - nextBefore).toBeGreaterThan(40);
   });
 
   it('gives each caller its own messages and tools', () => {
@@ -173,7 +181,7 @@ describe('reuse of the messages of a continued conversation', () => {
     for (const text of [JSON.stringify({ messages }), JSON.stringify({ messages, add_generation_prompt: false, continue_final_message: true })]) {
       const got = outcome(text, options) as { warnings: string[] };
       expect(got).toEqual(reference(text, options));
-      expect(got.warnings).toEqual([expect.stringMatching(/^messages\[3\]\.tool_calls\[0\]\.function\.arguments: invalid JSON/)]);
+      expect(got.warnings.filter((w) => w.startsWith('messages'))).toEqual([expect.stringMatching(/^messages\[3\]\.tool_calls\[0\]\.function\.arguments: invalid JSON/)]);
     }
   });
 
@@ -218,6 +226,30 @@ describe('reuse of the messages of a continued conversation', () => {
     expect(decoded.reused?.count).toBe(1);
     expect(() => buildContextKeeping(decoded, facts, { transformersNormalization: false }, true)).toThrow(NotReusable);
     expect(buildContextKeeping(decoded, facts, {}, true).built.contextJson).toContain('"messages":[{"role":"tool","content":"a"},');
+  });
+
+  it('builds a next turn from its new messages alone only where a full build accepts them', () => {
+    const options: RenderChatOptions = { template: TEMPLATES[0]!, now: '2026-01-01T00:00:00', bosToken: '<s>' };
+    const start: Msg[] = [{ role: 'system', content: 's' }, { role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }];
+    const plainTools = [{ type: 'function', function: { name: 'f' } }];
+    // (a surrogate pair anywhere in the tools keeps them from being shared between requests)
+    const pairTools = [{ type: 'function', function: { name: 'emoji \ud83d\ude00' } }];
+    const cases: Array<[string, Msg, unknown[]]> = [
+      ['a plain new message', { role: 'user', content: 'c' }, plainTools],
+      ['a lone surrogate', { role: 'user', content: 'lone \ud800' }, plainTools],
+      ['a name that is not a string', { role: 'user', content: 'c', name: 5 }, plainTools],
+      ['tools that are not shared between requests', { role: 'user', content: 'c' }, pairTools],
+    ];
+    let next = recentConversations.nextTurns;
+    for (const [what, added, tools] of cases) {
+      recentConversations.clear();
+      const toolsText = JSON.stringify(tools);
+      const first = `{"messages": ${JSON.stringify(start)}, "tools": ${toolsText}}`;
+      renderChat(first, options);
+      const second = `{"messages": ${JSON.stringify([...start, added])}, "tools": ${toolsText}}`;
+      expect(outcome(second, options), what).toEqual(reference(second, options));
+      if (what === 'a plain new message') expect(recentConversations.nextTurns, what).toBe(++next);
+    }
   });
 
   it('never takes a stand-in a request spells for the reused messages', () => {
