@@ -153,7 +153,7 @@ export interface RenderChatOptions extends RenderLimits {
 export interface RenderChatResult {
   /** The prompt string vLLM would tokenize. */
   prompt: string;
-  /** The conversation as the template saw it (after vLLM's post-processing). */
+  /** The conversation as the template saw it (after vLLM's post-processing; the result's own copy, for messages kept from a recent request made on first read). */
   messages: unknown[];
   /** The tool dicts the template saw, or null (the result's own copy; for tools kept from a recent request, made on first read). */
   tools: unknown[] | null;
