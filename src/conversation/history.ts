@@ -105,11 +105,29 @@ export class RecentConversations {
   clear(): void {
     this.entries = [];
     this.chars = 0;
+    this.forget();
   }
+
+  private forget(): void {
+    this.lastText = undefined;
+    this.lastFound = undefined;
+  }
+
+  /** The last find (a request may look twice: for its next turn, then for its messages). */
+  private lastText: string | undefined = undefined;
+  private lastFound: Reused | undefined = undefined;
 
   /** The kept conversation sharing the most messages with `text`, if any. */
   find(text: string): Reused | undefined {
     if (!this.enabled) return undefined;
+    if (text === this.lastText) return this.lastFound;
+    const found = this.search(text);
+    this.lastText = text;
+    this.lastFound = found;
+    return found;
+  }
+
+  private search(text: string): Reused | undefined {
     let best: Reused | undefined;
     let partial = 0;
     for (const e of this.entries) {
@@ -164,6 +182,7 @@ export class RecentConversations {
    * text is scanned, and a conversation it continued whole is replaced.
    */
   keep(text: string, built: BuiltMessages, from?: Reused): void {
+    this.forget();
     if (!this.enabled || text.length > this.maxChars / 4 || built.objects.length === 0) return;
     // the same request again: what is kept already is what it built
     if (from !== undefined && from.count === built.objects.length && from.kept.objects.length === from.count && text === from.kept.text) {
