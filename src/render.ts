@@ -263,14 +263,10 @@ function nativeOptionsOf(options: RenderChatOptions): NativeRenderOptions {
  * (nothing to load first): only the new messages are decoded and built
  * (buildNextTurn). Undefined when that does not apply.
  */
-function prepareNextTurn(text: string, options: RenderChatOptions): Prepared | undefined {
-  const compiled = options.template;
-  if (!(compiled instanceof CompiledTemplate) || !recentConversations.enabled) return undefined;
+function prepareNextTurn(text: string, options: RenderChatOptions, compiled: CompiledTemplate, key: string): Prepared | undefined {
   const backend = options.backend ?? 'embedded';
   if (backend !== 'embedded' && backend !== 'vllm.cpp') return undefined;
   const specialTokens = specialTokensOf({}, options);
-  const key = contextKey(compiled, options, specialTokens);
-  if (key === undefined) return undefined;
   const next = buildNextTurn(text, recentConversations, key, factsOf(compiled), buildOptionsOf(options, specialTokens));
   if (next === undefined) return undefined;
   const native = nativeOptionsOf(options);
@@ -287,8 +283,13 @@ function prepareNextTurn(text: string, options: RenderChatOptions): Prepared | u
 function prepare(input: unknown, options: RenderChatOptions): Prepared {
   // Raw request text is decoded once, losslessly, before anything looks at it.
   const text = typeof input === 'string' && options.reuseConversation !== false ? input : undefined;
-  if (text !== undefined) {
-    const next = prepareNextTurn(text, options);
+  // with a compiled template, what the context depends on besides the request is known up front
+  const tailKey =
+    text !== undefined && recentConversations.enabled && options.template instanceof CompiledTemplate
+      ? contextKey(options.template, options, specialTokensOf({}, options))
+      : undefined;
+  if (tailKey !== undefined) {
+    const next = prepareNextTurn(text!, options, options.template as CompiledTemplate, tailKey);
     if (next !== undefined) return next;
   }
   let decoded = decodeRequest(input, { shareTools: true, history: text !== undefined ? recentConversations : undefined });
@@ -313,8 +314,7 @@ function prepare(input: unknown, options: RenderChatOptions): Prepared {
   const facts = factsOf(compiled);
   const buildOptions = buildOptionsOf(options, specialTokens);
   const keep = text !== undefined && recentConversations.enabled;
-  // (the next turn of this conversation may reuse the rest of the context too, when the template was given compiled)
-  const tailKey = keep && options.template instanceof CompiledTemplate ? contextKey(compiled, options, specialTokens) : undefined;
+  // (with tailKey, the next turn of this conversation may take the rest of the context from this one)
   let out: ReturnType<typeof buildContextKeeping>;
   try {
     out = buildContextKeeping(decoded, facts, buildOptions, keep, tailKey);
