@@ -1,7 +1,7 @@
 /**
  * renderChat: request -> validate -> vLLM post-processing -> marshal -> native render -> prompt.
  */
-import { buildContextKeeping, buildNextTurn, pyDeepCopy, serializePyJson, type BuildOptions, type TemplateFacts, cutContinueFinal, decodeRequest, RecentConversations, type ArgumentsPolicy, type BuiltContext, type ContentFormat, type SharedValues } from './conversation';
+import { buildContextKeeping, buildNextTurn, pyDeepCopy, resolveContentFormat, serializePyJson, type BuildOptions, type BuiltMessages, type Reused, type TemplateFacts, cutContinueFinal, decodeRequest, RecentConversations, type ArgumentsPolicy, type BuiltContext, type ContentFormat, type SharedValues } from './conversation';
 import { BackendError, TemplateLoadError } from './errors';
 import { wallClock, type NowInput } from './native/clock';
 import { CompiledTemplate, compileTemplate, type NativeRenderOptions, type RenderLimits } from './native/embedded';
@@ -263,33 +263,50 @@ function nativeOptionsOf(options: RenderChatOptions): NativeRenderOptions {
  * (nothing to load first): only the new messages are decoded and built
  * (buildNextTurn). Undefined when that does not apply.
  */
-function prepareNextTurn(text: string, options: RenderChatOptions, compiled: CompiledTemplate, key: string): Prepared | undefined {
+function prepareNextTurn(
+  text: string,
+  options: RenderChatOptions,
+  compiled: CompiledTemplate,
+  specialTokens: Record<string, string>,
+  key: string,
+): Prepared | undefined {
   const backend = options.backend ?? 'embedded';
   if (backend !== 'embedded' && backend !== 'vllm.cpp') return undefined;
-  const specialTokens = specialTokensOf({}, options);
   const next = buildNextTurn(text, recentConversations, key, factsOf(compiled), buildOptionsOf(options, specialTokens));
   if (next === undefined) return undefined;
-  const native = nativeOptionsOf(options);
-  recentConversations.reusedRequests++;
   recentConversations.nextTurns++;
-  recentConversations.keep(text, next.messages, next.reused);
-  const built = next.built;
+  return prepared(compiled, next, next.reused, text, options, backend, specialTokens);
+}
+
+/** What prepare gives back for a built context; keeps what it built from the messages of a raw-text request. */
+function prepared(
+  compiled: CompiledTemplate,
+  out: { built: BuiltContext; shared: SharedValues; messages?: BuiltMessages },
+  reused: Reused | undefined,
+  text: string | undefined,
+  options: RenderChatOptions,
+  backend: Backend,
+  specialTokens: Record<string, string>,
+): Prepared {
+  const built = out.built;
+  if (reused !== undefined) recentConversations.reusedRequests++;
+  if (text !== undefined && out.messages !== undefined) recentConversations.keep(text, out.messages, reused);
+  const native = nativeOptionsOf(options);
   const tokenWarnings = missingTokenWarnings(compiled.undeclaredVariables, specialTokens);
   if (tokenWarnings.length) built.warnings.push(...tokenWarnings);
-  const contentFormat = options.contentFormat && options.contentFormat !== 'auto' ? options.contentFormat : compiled.contentFormat;
-  return { compiled, built, shared: next.shared, native, backend, contentFormat };
+  const contentFormat = resolveContentFormat(options.contentFormat, compiled.contentFormat);
+  return { compiled, built, shared: out.shared, native, backend, contentFormat };
 }
 
 function prepare(input: unknown, options: RenderChatOptions): Prepared {
   // Raw request text is decoded once, losslessly, before anything looks at it.
   const text = typeof input === 'string' && options.reuseConversation !== false ? input : undefined;
   // with a compiled template, what the context depends on besides the request is known up front
-  const tailKey =
-    text !== undefined && recentConversations.enabled && options.template instanceof CompiledTemplate
-      ? contextKey(options.template, options, specialTokensOf({}, options))
-      : undefined;
-  if (tailKey !== undefined) {
-    const next = prepareNextTurn(text!, options, options.template as CompiledTemplate, tailKey);
+  let tailKey: string | undefined;
+  if (text !== undefined && recentConversations.enabled && options.template instanceof CompiledTemplate) {
+    const specialTokens = specialTokensOf({}, options);
+    tailKey = contextKey(options.template, options, specialTokens);
+    const next = tailKey !== undefined ? prepareNextTurn(text, options, options.template, specialTokens, tailKey) : undefined;
     if (next !== undefined) return next;
   }
   let decoded = decodeRequest(input, { shareTools: true, history: text !== undefined ? recentConversations : undefined });
@@ -310,7 +327,6 @@ function prepare(input: unknown, options: RenderChatOptions): Prepared {
     throw new TemplateLoadError('renderChat: give options.template (source or compiled) or options.templatePath');
   }
   const specialTokens = specialTokensOf(configTokens, options);
-  const tokenWarnings = missingTokenWarnings(compiled.undeclaredVariables, specialTokens);
   const facts = factsOf(compiled);
   const buildOptions = buildOptionsOf(options, specialTokens);
   const keep = text !== undefined && recentConversations.enabled;
@@ -324,13 +340,7 @@ function prepare(input: unknown, options: RenderChatOptions): Prepared {
     decoded = decodeRequest(input, { shareTools: true });
     out = buildContextKeeping(decoded, facts, buildOptions, keep, tailKey);
   }
-  const built = out.built;
-  if (decoded.reused !== undefined) recentConversations.reusedRequests++;
-  if (text !== undefined && out.messages !== undefined) recentConversations.keep(text, out.messages, decoded.reused);
-  const native = nativeOptionsOf(options);
-  const contentFormat = options.contentFormat && options.contentFormat !== 'auto' ? options.contentFormat : compiled.contentFormat;
-  if (tokenWarnings.length) built.warnings.push(...tokenWarnings);
-  return { compiled, built, shared: out.shared, native, backend, contentFormat };
+  return prepared(compiled, out, decoded.reused, text, options, backend, specialTokens);
 }
 
 /**

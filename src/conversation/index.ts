@@ -40,6 +40,7 @@ export { mergeKwargs, buildChatKwargs, resolveTemplateVariables, APPLY_CHAT_TEMP
 export { convertDeveloperToSystem, templateSupportsDeveloper } from './developer';
 export { normalizeForTemplate } from './template-inputs';
 export { RecentConversations } from './history';
+export type { BuiltMessages, Reused } from './history';
 export {
   parsePyJson,
   serializePyJson,
@@ -183,6 +184,11 @@ export interface SharedValues {
   tools?: unknown[] | null;
 }
 
+/** The content format a build uses: the option's, unless it is absent or `auto`, then the template's. */
+export function resolveContentFormat(option: 'auto' | ContentFormat | undefined, detected: ContentFormat): ContentFormat {
+  return option && option !== 'auto' ? option : detected;
+}
+
 /** A request that continues a kept conversation is not the plain case; it is built from scratch instead. */
 export class NotReusable extends Error {}
 
@@ -212,8 +218,7 @@ export function buildContextKeeping(
     validateRequest(ChatCompletionRequestSchema, req);
   }
   const policy = options.policy ?? 'strict';
-  const format: ContentFormat =
-    options.contentFormat && options.contentFormat !== 'auto' ? options.contentFormat : facts.contentFormat;
+  const format = resolveContentFormat(options.contentFormat, facts.contentFormat);
 
   const addGenerationPrompt =
     options.addGenerationPrompt ?? (has(req, 'add_generation_prompt') ? (req['add_generation_prompt'] as boolean) : true);
@@ -426,7 +431,7 @@ export function buildNextTurn(
     const rawMessages = ((d.value as Record<string, unknown>)['m'] as unknown[]).slice(1) as Record<string, unknown>[];
     if (!isCertainlyValidRequest({ messages: rawMessages })) return undefined;
     const policy = options.policy ?? 'strict';
-    const format: ContentFormat = options.contentFormat && options.contentFormat !== 'auto' ? options.contentFormat : facts.contentFormat;
+    const format = resolveContentFormat(options.contentFormat, facts.contentFormat);
     const prior = reusedMessages(reused, format, policy);
     const base = reused.count;
     const warnings: string[] = [];

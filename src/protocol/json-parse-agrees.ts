@@ -20,19 +20,14 @@
  * whitespace, non-integral floats rounded correctly) is the same in both.
  */
 
+import { escapedQuote } from './json-spans';
+
 /**
  * Where a float literal outside strings may start: in valid JSON a number
  * follows `:`, `,` or `[` (and whitespace), and a float has a fraction or an
  * exponent after its leading digits. Matches inside strings are possible.
  */
 const FLOAT_TOKEN = /[:,[][ \t\n\r]*(-?[0-9]+[.eE][0-9eE.+-]*)/g;
-
-/** The `"` at `i` is escaped (an odd run of backslashes before it). */
-function escapedQuote(raw: string, i: number): boolean {
-  let k = i - 1;
-  while (k >= 0 && raw.charCodeAt(k) === 0x5c) k--;
-  return (i - 1 - k) % 2 === 1;
-}
 
 /** `raw` (valid JSON) holds a float literal with an integral value outside its strings. */
 function hasIntegralFloatLiteral(raw: string): boolean {

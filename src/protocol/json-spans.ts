@@ -5,8 +5,8 @@
  * that an earlier request had byte for byte (conversation/history).
  */
 
-/** JSON whitespace. */
-function isWs(c: number): boolean {
+/** JSON whitespace (a char code). */
+export function isWs(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
 
@@ -15,14 +15,19 @@ function skipWs(s: string, i: number): number {
   return i;
 }
 
+/** The `"` at `i` is escaped (an odd run of backslashes before it). */
+export function escapedQuote(s: string, i: number): boolean {
+  let k = i - 1;
+  while (k >= 0 && s.charCodeAt(k) === 0x5c) k--;
+  return (i - 1 - k) % 2 === 1;
+}
+
 /** The index just past the string whose opening quote is at `i`. */
 function stringEnd(s: string, i: number): number {
   let q = s.indexOf('"', i + 1);
   for (;;) {
     if (q < 0) throw new SyntaxError('unterminated string');
-    let k = q - 1;
-    while (s.charCodeAt(k) === 0x5c) k--;
-    if ((q - 1 - k) % 2 === 0) return q + 1;
+    if (!escapedQuote(s, q)) return q + 1;
     q = s.indexOf('"', q + 1);
   }
 }

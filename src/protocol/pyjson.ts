@@ -35,6 +35,7 @@
 
 import { NodeVllmError } from '../errors';
 import { mayHoldSurrogates, parseIfAgrees } from './json-parse-agrees';
+import { isWs } from './json-spans';
 
 /** Own-key order of a decoded object, when it differs from JS's own order. */
 export const PY_KEYS: unique symbol = Symbol.for('node-vllm-cpp.pyjson.keys') as never;
@@ -238,9 +239,6 @@ export function pyFloatRepr(x: number): string {
 export const MAX_DEPTH = 1000;
 const INT_MAX_STR_DIGITS = 4300;
 
-function isWs(c: number): boolean {
-  return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
-}
 function isDigit(c: number): boolean {
   return c >= 0x30 && c <= 0x39;
 }
