@@ -32,7 +32,9 @@ if (opt('child') !== undefined) {
   const opts = { template: api.compileTemplate(readFileSync(join(resolveTemplates(opt('templates')), file), 'utf8')), bosToken: '<bos>', eosToken: '<eos>', now: NOW };
   const request = make();
   let texts;
-  if (opt('mode') === 'cold') {
+  if (opt('mode') === 'object') {
+    texts = [request];
+  } else if (opt('mode') === 'cold') {
     texts = Array.from({ length: 400 }, (_, i) => JSON.stringify({ ...request, messages: [{ ...request.messages[0], content: `[${i}] ${request.messages[0].content}` }, ...request.messages.slice(1)] }));
   } else {
     const n = request.messages.length;
@@ -63,13 +65,13 @@ if (opt('child') !== undefined) {
       { specialTokens: { bos_token: '<bos>', eos_token: '<eos>' } },
     );
     writeFileSync(join(out, `${name}.context.json`), built.contextJson);
-    for (const mode of ['cold', 'turn']) {
+    for (const mode of (opt('modes') ?? 'object,cold,turn').split(',')) {
       const profDir = join(out, `${name}.${mode}.cpuprofile.d`);
       rmSync(profDir, { recursive: true, force: true });
       const self = new URL(import.meta.url).pathname;
       execFileSync(process.execPath, ['--cpu-prof', '--cpu-prof-dir', profDir, self, '--child', name, '--mode', mode, '--seconds', opt('seconds', '5'), ...(opt('templates') ? ['--templates', opt('templates')] : [])], { stdio: 'inherit' });
       const prof = join(profDir, readdirSync(profDir)[0]);
-      console.log(`\n${name}: renderChat (raw JSON text, ${mode === 'cold' ? 'cold requests' : 'agent loop, next turns'}), ${prof}`);
+      console.log(`\n${name}: renderChat (${{ object: 'JS object request', cold: 'raw JSON text, cold requests', turn: 'raw JSON text, agent loop, next turns' }[mode]}), ${prof}`);
       console.log(execFileSync(process.execPath, [join(root, 'scripts', 'bench', 'cpuprofile-top.mjs'), prof, opt('top', '20')]).toString());
     }
     console.log(`context for callgrind: ${join(out, `${name}.context.json`)} (template ${path})`);

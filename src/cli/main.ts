@@ -100,6 +100,12 @@ const COMMAND_USAGE: Record<string, string> = {
 
 export interface CliIO {
   stdout: (s: string) => void;
+  /**
+   * Standard output for text that is already UTF-8 bytes (batch passes its
+   * worker's result lines through as they are); when absent, such bytes are
+   * decoded and given to `stdout`. Interleaves with `stdout` in call order.
+   */
+  stdoutBytes?: (b: Uint8Array) => void;
   stderr: (s: string) => void;
   /** Standard input: raw bytes (decoded as strict UTF-8 here), or text already decoded. */
   readStdin: () => string | Uint8Array;
@@ -344,28 +350,59 @@ function batchInput(file: string, readStdin: () => string | Uint8Array): Buffer 
   return readBytes(file, 'batch');
 }
 
-/** Short result lines are gathered into writes of about this many characters; a longer line is written on its own. */
+/** Short result lines are gathered into writes of about this many bytes; a longer line is written on its own. */
 const BATCH_CHUNK = 1 << 16;
 
-/** Writes `out` in chunks instead of a write per line (joining long lines would only copy them once more). */
-function chunkedWriter(out: (s: string) => void): { line: (s: string) => void; flush: () => void } {
-  let pending = '';
-  const flush = () => {
-    if (pending) out(pending);
-    pending = '';
-  };
-  return {
-    line: (s) => {
+interface ChunkedWriter {
+  /** A result line (the newline is added). */
+  line: (s: string) => void;
+  /** A result line already encoded, its newline included. */
+  bytes: (b: Uint8Array) => void;
+  flush: () => void;
+}
+
+/**
+ * Writes result lines in chunks instead of a write per line (joining long
+ * lines would only copy them once more). With `io.stdoutBytes`, lines are
+ * gathered as bytes, so lines that arrive as bytes are never decoded.
+ */
+function chunkedWriter(io: CliIO): ChunkedWriter {
+  const toBytes = io.stdoutBytes;
+  if (toBytes === undefined) {
+    let pending = '';
+    const flush = () => {
+      if (pending) io.stdout(pending);
+      pending = '';
+    };
+    const line = (s: string) => {
       if (s.length >= BATCH_CHUNK) {
         flush();
-        out(s + '\n');
+        io.stdout(s + '\n');
         return;
       }
       pending += s + '\n';
       if (pending.length >= BATCH_CHUNK) flush();
-    },
-    flush,
+    };
+    return { line, bytes: (b) => line(Buffer.from(b.buffer, b.byteOffset, b.byteLength - 1).toString('utf8')), flush };
+  }
+  let parts: Uint8Array[] = [];
+  let size = 0;
+  const flush = () => {
+    if (size) toBytes(parts.length === 1 ? parts[0]! : Buffer.concat(parts, size));
+    parts = [];
+    size = 0;
   };
+  const bytes = (b: Uint8Array) => {
+    if (b.byteLength >= BATCH_CHUNK) {
+      flush();
+      toBytes(b);
+      return;
+    }
+    parts.push(b);
+    size += b.byteLength;
+    if (size >= BATCH_CHUNK) flush();
+  };
+  return { line: (s) => bytes(Buffer.from(s + '\n', 'utf8')), bytes, flush };
 }
 
 /** Writes all of `s` to `fd`: encoded once, one write unless the system takes less. */
@@ -432,26 +469,42 @@ function workerOutputFile(): { fd: number; cleanup: () => void } {
 }
 
 /**
- * Calls `onLine` for each complete line `fd` holds from `position` on, read
- * in chunks; returns the end position. A last line without its newline is
- * what a worker killed in the middle of a write left: it is dropped.
+ * Calls `onLine` for each complete line `fd` holds from `position` on (the
+ * bytes of `data` from `start` up to and including its newline at `nl`),
+ * read in chunks; returns the end position. A last line without its newline
+ * is what a worker killed in the middle of a write left: it is dropped. The
+ * bytes given are only valid during the call unless copied; `onLine` may
+ * keep a subarray, since each chunk is a fresh buffer.
  */
-function readResultLines(fd: number, position: number, onLine: (line: string) => void): number {
-  const chunk = Buffer.allocUnsafe(1 << 20);
+function readResultLines(fd: number, position: number, onLine: (data: Buffer, start: number, nl: number) => void): number {
   let pending: Buffer = Buffer.alloc(0);
   for (;;) {
+    const chunk = Buffer.allocUnsafe(1 << 20);
     const got = fs.readSync(fd, chunk, 0, chunk.length, position);
     if (got === 0) break;
     position += got;
     const data: Buffer = pending.length ? Buffer.concat([pending, chunk.subarray(0, got)]) : chunk.subarray(0, got);
     let start = 0;
     for (let nl = data.indexOf(0x0a); nl >= 0; nl = data.indexOf(0x0a, start)) {
-      onLine(data.toString('utf8', start, nl));
+      onLine(data, start, nl);
       start = nl + 1;
     }
     pending = Buffer.from(data.subarray(start));
   }
   return position;
+}
+
+/** The line number before the tab of a worker's result line (`data[start..nl]`), and where the tab is; undefined when it has none. */
+function resultLineNumber(data: Buffer, start: number, nl: number): { n: number; tab: number } | undefined {
+  let n = 0;
+  let i = start;
+  for (; i < nl; i++) {
+    const b = data[i]!;
+    if (b === 0x09) break;
+    if (b < 0x30 || b > 0x39) return undefined;
+    n = n * 10 + (b - 0x30);
+  }
+  return i === start || i >= nl ? undefined : { n, tab: i };
 }
 
 /**
@@ -490,7 +543,7 @@ function cmdBatch(argv: string[], io: CliIO): number {
     for (const line of lines) if (line.n >= from) writeAll(1, `${line.n}\t${runBatchCase(line, state)}\n`);
     return 0;
   }
-  const out = chunkedWriter(io.stdout);
+  const out = chunkedWriter(io);
   if (a.flags.has('in-process')) {
     const state = run();
     for (const line of lines) out.line(runBatchCase(line, state));
@@ -518,13 +571,13 @@ function cmdBatch(argv: string[], io: CliIO): number {
         out.flush();
         io.stderr(r.stderr);
       }
-      position = readResultLines(results.fd, position, (line) => {
-        const tab = line.indexOf('\t');
-        if (tab < 0) return;
-        const n = Number(line.slice(0, tab));
+      position = readResultLines(results.fd, position, (data, start, nl) => {
+        const at = resultLineNumber(data, start, nl);
+        if (at === undefined) return;
+        const n = at.n;
         while (next < lines.length && lines[next]!.n < n) next++;
         if (next < lines.length && lines[next]!.n === n) {
-          out.line(line.slice(tab + 1));
+          out.bytes(data.subarray(at.tab + 1, nl + 1));
           next++;
         }
       });

@@ -70,8 +70,34 @@ describe('cli', () => {
     expect(lines[2].error).toMatch(/^TemplateLoadError: /);
   });
 
-  it('parse prints the OpenAI message shape, streaming or not', () => {
-    const out = 'Let me check.<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris", "days": 1.0}}\n</tool_call>';
+  it('batch output is the same whether lines go out as bytes or as text (non-ASCII, long lines, failures in between)', () => {
+    const template = path.join(tmp, 'echo.jinja');
+    fs.writeFileSync(template, '{{ messages[0].content }};');
+    const texts = ['caf\u00e9 \u{1f600}', 'x'.repeat(70_000) + '\u00e9', '\u4e2d\u6587', 'y'.repeat(30_000), 'z'];
+    const cases = texts.map((content, i) => JSON.stringify({ id: i, template, messages: [{ role: 'user', content }] }));
+    cases.splice(2, 0, JSON.stringify({ id: 'bad', messages: [] }));
+    const file = path.join(tmp, 'bytes.jsonl');
+    fs.writeFileSync(file, cases.join('\n') + '\n');
+    const expectedLines = [...texts.map((content, i) => ({ id: i, ok: true, prompt: `${content};` }))];
+    expectedLines.splice(2, 0, { id: 'bad', ok: false, error: 'TypeError: "template" (a path) is required' } as never);
+    for (const extra of [[], ['--in-process']]) {
+      const text = run(['batch', file, ...extra]);
+      const chunks: Buffer[] = [];
+      const order: string[] = [];
+      const code = main(['batch', file, ...extra], {
+        stdout: (s) => (chunks.push(Buffer.from(s, 'utf8')), order.push('text')),
+        stdoutBytes: (b) => (chunks.push(Buffer.from(b)), order.push('bytes')),
+        stderr: () => {},
+        readStdin: () => '',
+      });
+      expect(code).toBe(0);
+      expect(text.out.trim().split('\n').map((l) => JSON.parse(l))).toEqual(expectedLines);
+      expect(Buffer.concat(chunks).toString('utf8')).toBe(text.out);
+      expect(order).not.toContain('text');
+    }
+  });
+
+  it('parse prints the OpenAI message shape, streaming or not', () => {    const out = 'Let me check.<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris", "days": 1.0}}\n</tool_call>';
     for (const argv of [['parse', '--parser', 'hermes'], ['parse', '--parser', 'hermes', '--stream', '--chunk-size', '3']]) {
       const r = run(argv, out);
       expect(r.code).toBe(0);
