@@ -210,6 +210,41 @@ export const recentConversations = new RecentConversations();
  * cannot be written down (the usual path then reports any error).
  */
 function contextKey(compiled: CompiledTemplate, options: RenderChatOptions, specialTokens: Record<string, string>): string | undefined {
+  const agp = options.addGenerationPrompt ?? null;
+  const cfm = options.continueFinalMessage ?? null;
+  const last = lastContextKey;
+  // (a server passes the same template and options request after request)
+  if (last !== undefined && options.chatTemplateKwargs === undefined && last.compiled === compiled && last.agp === agp && last.cfm === cfm && sameStringEntries(specialTokens, last.tokens)) {
+    return last.key;
+  }
+  const key = writeContextKey(compiled, options, specialTokens);
+  lastContextKey = undefined;
+  if (key !== undefined && options.chatTemplateKwargs === undefined) {
+    const tokens: string[] = [];
+    for (const k in specialTokens) {
+      const v = specialTokens[k];
+      if (typeof v !== 'string') return key;
+      tokens.push(k, v);
+    }
+    lastContextKey = { compiled, agp, cfm, tokens, key };
+  }
+  return key;
+}
+
+/** The last context key worked out without chat-template kwargs, and what it was worked out from (keys and values of the special tokens in order). */
+let lastContextKey: { compiled: CompiledTemplate; agp: boolean | null; cfm: boolean | null; tokens: string[]; key: string } | undefined;
+
+/** `obj`'s enumerable keys and their values, in order, are exactly the pairs of `flat` (all strings). */
+function sameStringEntries(obj: Record<string, string>, flat: readonly string[]): boolean {
+  let i = 0;
+  for (const k in obj) {
+    if (i >= flat.length || flat[i] !== k || flat[i + 1] !== obj[k]) return false;
+    i += 2;
+  }
+  return i === flat.length;
+}
+
+function writeContextKey(compiled: CompiledTemplate, options: RenderChatOptions, specialTokens: Record<string, string>): string | undefined {
   try {
     const kwargs = options.chatTemplateKwargs === undefined ? null : serializePyJson(options.chatTemplateKwargs);
     // (the policy and the content format shape only the messages; the kept ones record them)
