@@ -1,0 +1,62 @@
+/** defineLazy: a member computed on first read that then behaves as a plain data property. */
+import { describe, expect, it } from 'vitest';
+import { defineLazy } from '../../src/lazy';
+
+describe('defineLazy', () => {
+  it('computes once, on first read, and leaves a plain enumerable data property', () => {
+    let calls = 0;
+    const o: { a: number[]; b?: string } = { a: [] };
+    defineLazy(o, 'a', () => (calls++, [1, 2]));
+    expect(Object.keys(o)).toEqual(['a']);
+    expect(calls).toBe(0);
+    expect(o.a).toEqual([1, 2]);
+    expect(o.a).toBe(o.a);
+    expect(calls).toBe(1);
+    expect(Object.getOwnPropertyDescriptor(o, 'a')).toEqual({ value: [1, 2], enumerable: true, writable: true, configurable: true });
+  });
+
+  it('keeps each object its own value when many share the member name', () => {
+    const objs = Array.from({ length: 5 }, (_, i) => {
+      const o = { v: 0 };
+      defineLazy(o, 'v', () => i * 10);
+      return o;
+    });
+    expect(objs.map((o) => o.v).reverse()).toEqual([40, 30, 20, 10, 0]);
+  });
+
+  it('an assignment before the first read replaces the computation', () => {
+    let calls = 0;
+    const o = { m: 'x' };
+    defineLazy(o, 'm', () => (calls++, 'computed'));
+    o.m = 'set';
+    expect(o.m).toBe('set');
+    expect(calls).toBe(0);
+    expect(Object.getOwnPropertyDescriptor(o, 'm')!.writable).toBe(true);
+  });
+
+  it('spread, JSON.stringify and reads through a derived object see the value; the holder gets it', () => {
+    const o = { k: 0 };
+    defineLazy(o, 'k', () => 7);
+    const derived = Object.create(o) as { k: number };
+    expect(derived.k).toBe(7);
+    expect(Object.getOwnPropertyDescriptor(o, 'k')!.value).toBe(7);
+    const p = { k: 0 };
+    defineLazy(p, 'k', () => 8);
+    expect({ ...p }).toEqual({ k: 8 });
+    const q = { k: 0 };
+    defineLazy(q, 'k', () => 9);
+    expect(JSON.stringify(q)).toBe('{"k":9}');
+  });
+
+  it('a computation that throws leaves the member lazy, to be tried again', () => {
+    let fail = true;
+    const o = { t: 0 };
+    defineLazy(o, 't', () => {
+      if (fail) throw new Error('not yet');
+      return 3;
+    });
+    expect(() => o.t).toThrow('not yet');
+    fail = false;
+    expect(o.t).toBe(3);
+  });
+});
