@@ -212,29 +212,34 @@ export const recentConversations = new RecentConversations();
 function contextKey(compiled: CompiledTemplate, options: RenderChatOptions, specialTokens: Record<string, string>): string | undefined {
   const agp = options.addGenerationPrompt ?? null;
   const cfm = options.continueFinalMessage ?? null;
-  const last = lastContextKey;
+  const kwargs = options.chatTemplateKwargs;
+  if (kwargs !== undefined) return writeContextKey(compiled, agp, cfm, specialTokens, kwargs);
   // (a server passes the same template and options request after request)
-  if (last !== undefined && options.chatTemplateKwargs === undefined && last.compiled === compiled && last.agp === agp && last.cfm === cfm && sameStringEntries(specialTokens, last.tokens)) {
+  const last = lastContextKey;
+  if (last !== undefined && last.compiled === compiled && last.agp === agp && last.cfm === cfm && sameStringEntries(specialTokens, last.tokens)) {
     return last.key;
   }
-  const key = writeContextKey(compiled, options, specialTokens);
-  lastContextKey = undefined;
-  if (key !== undefined && options.chatTemplateKwargs === undefined) {
-    const tokens: string[] = [];
-    for (const k in specialTokens) {
-      const v = specialTokens[k];
-      if (typeof v !== 'string') return key;
-      tokens.push(k, v);
-    }
-    lastContextKey = { compiled, agp, cfm, tokens, key };
-  }
+  const key = writeContextKey(compiled, agp, cfm, specialTokens, undefined);
+  const tokens = key === undefined ? undefined : stringEntries(specialTokens);
+  lastContextKey = key === undefined || tokens === undefined ? undefined : { compiled, agp, cfm, tokens, key };
   return key;
 }
 
-/** The last context key worked out without chat-template kwargs, and what it was worked out from (keys and values of the special tokens in order). */
+/** The last context key worked out without chat-template kwargs, and what it was worked out from. */
 let lastContextKey: { compiled: CompiledTemplate; agp: boolean | null; cfm: boolean | null; tokens: string[]; key: string } | undefined;
 
-/** `obj`'s enumerable keys and their values, in order, are exactly the pairs of `flat` (all strings). */
+/** `obj`'s enumerable keys and their values in order, flat (`[k0, v0, k1, v1, ...]`); undefined when a value is not a string. */
+function stringEntries(obj: Record<string, string>): string[] | undefined {
+  const flat: string[] = [];
+  for (const k in obj) {
+    const v = obj[k];
+    if (typeof v !== 'string') return undefined;
+    flat.push(k, v);
+  }
+  return flat;
+}
+
+/** `obj`'s enumerable keys and their values, in order, are exactly the pairs of `flat` (stringEntries). */
 function sameStringEntries(obj: Record<string, string>, flat: readonly string[]): boolean {
   let i = 0;
   for (const k in obj) {
@@ -244,17 +249,16 @@ function sameStringEntries(obj: Record<string, string>, flat: readonly string[])
   return i === flat.length;
 }
 
-function writeContextKey(compiled: CompiledTemplate, options: RenderChatOptions, specialTokens: Record<string, string>): string | undefined {
+function writeContextKey(
+  compiled: CompiledTemplate,
+  agp: boolean | null,
+  cfm: boolean | null,
+  specialTokens: Record<string, string>,
+  kwargs: Record<string, unknown> | undefined,
+): string | undefined {
   try {
-    const kwargs = options.chatTemplateKwargs === undefined ? null : serializePyJson(options.chatTemplateKwargs);
     // (the policy and the content format shape only the messages; the kept ones record them)
-    return JSON.stringify([
-      compiled.hash,
-      options.addGenerationPrompt ?? null,
-      options.continueFinalMessage ?? null,
-      Object.entries(specialTokens),
-      kwargs,
-    ]);
+    return JSON.stringify([compiled.hash, agp, cfm, Object.entries(specialTokens), kwargs === undefined ? null : serializePyJson(kwargs)]);
   } catch {
     return undefined;
   }
@@ -338,10 +342,12 @@ function prepare(input: unknown, options: RenderChatOptions): Prepared {
   const text = typeof input === 'string' && options.reuseConversation !== false ? input : undefined;
   // with a compiled template, what the context depends on besides the request is known up front
   let tailKey: string | undefined;
+  // (a compiled template brings no special tokens of its own: these are the ones used below)
+  let compiledTokens: Record<string, string> | undefined;
   if (text !== undefined && recentConversations.enabled && options.template instanceof CompiledTemplate) {
-    const specialTokens = specialTokensOf({}, options);
-    tailKey = contextKey(options.template, options, specialTokens);
-    const next = tailKey !== undefined ? prepareNextTurn(text, options, options.template, specialTokens, tailKey) : undefined;
+    compiledTokens = specialTokensOf({}, options);
+    tailKey = contextKey(options.template, options, compiledTokens);
+    const next = tailKey !== undefined ? prepareNextTurn(text, options, options.template, compiledTokens, tailKey) : undefined;
     if (next !== undefined) return next;
   }
   let decoded = decodeRequest(input, { shareTools: true, history: text !== undefined ? recentConversations : undefined });
@@ -361,7 +367,7 @@ function prepare(input: unknown, options: RenderChatOptions): Prepared {
   } else {
     throw new TemplateLoadError('renderChat: give options.template (source or compiled) or options.templatePath');
   }
-  const specialTokens = specialTokensOf(configTokens, options);
+  const specialTokens = compiledTokens ?? specialTokensOf(configTokens, options);
   const facts = factsOf(compiled);
   const buildOptions = buildOptionsOf(options, specialTokens);
   const keep = text !== undefined && recentConversations.enabled;

@@ -1,10 +1,11 @@
 // Profiles of the per-request path, for docs/performance.md:
-//   node scripts/bench/profile.mjs [--templates DIR] [--out DIR] [--seconds S]
-// For the small Gemma 4 tool loop and Qwen3 50 turns (raw JSON text
-// requests): a V8 CPU profile of renderChat in a loop (node --cpu-prof, top
-// self-time entries printed) for cold requests (each with its own first
-// message, so no recent conversation is continued) and for an agent loop
-// (each request the previous one plus two messages), and the context JSON of
+//   node scripts/bench/profile.mjs [--templates DIR] [--out DIR] [--seconds S] [--modes object,cold,turn] [--top N]
+// For the small Gemma 4 tool loop and Qwen3 50 turns: a V8 CPU profile of
+// renderChat in a loop (node --cpu-prof, top self-time entries printed) for
+// each mode: `object` (the request as a JS object), `cold` (raw JSON text
+// requests, each with its own first message, so no recent conversation is
+// continued) and `turn` (raw JSON text, an agent loop: each request the
+// previous one plus two messages); and the context JSON of
 // each case written to --out for callgrind on the standalone engine driver:
 //   valgrind --tool=callgrind build/tools/jinja-render --bench-json 50 TEMPLATE OUT/<case>.context.json
 import { execFileSync } from 'node:child_process';

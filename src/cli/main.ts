@@ -363,39 +363,24 @@ interface ChunkedWriter {
 
 /**
  * Writes result lines in chunks instead of a write per line (joining long
- * lines would only copy them once more). With `io.stdoutBytes`, lines are
- * gathered as bytes, so lines that arrive as bytes are never decoded.
+ * lines would only copy them once more). Lines are gathered as bytes, so
+ * lines that arrive as bytes are never decoded when `io.stdoutBytes` takes
+ * them; without it, each chunk (whole lines of UTF-8) is decoded for
+ * `io.stdout`.
  */
 function chunkedWriter(io: CliIO): ChunkedWriter {
-  const toBytes = io.stdoutBytes;
-  if (toBytes === undefined) {
-    let pending = '';
-    const flush = () => {
-      if (pending) io.stdout(pending);
-      pending = '';
-    };
-    const line = (s: string) => {
-      if (s.length >= BATCH_CHUNK) {
-        flush();
-        io.stdout(s + '\n');
-        return;
-      }
-      pending += s + '\n';
-      if (pending.length >= BATCH_CHUNK) flush();
-    };
-    return { line, bytes: (b) => line(Buffer.from(b.buffer, b.byteOffset, b.byteLength - 1).toString('utf8')), flush };
-  }
+  const emit = io.stdoutBytes ?? ((b: Uint8Array) => io.stdout(Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('utf8')));
   let parts: Uint8Array[] = [];
   let size = 0;
   const flush = () => {
-    if (size) toBytes(parts.length === 1 ? parts[0]! : Buffer.concat(parts, size));
+    if (size) emit(parts.length === 1 ? parts[0]! : Buffer.concat(parts, size));
     parts = [];
     size = 0;
   };
   const bytes = (b: Uint8Array) => {
     if (b.byteLength >= BATCH_CHUNK) {
       flush();
-      toBytes(b);
+      emit(b);
       return;
     }
     parts.push(b);
@@ -472,9 +457,9 @@ function workerOutputFile(): { fd: number; cleanup: () => void } {
  * Calls `onLine` for each complete line `fd` holds from `position` on (the
  * bytes of `data` from `start` up to and including its newline at `nl`),
  * read in chunks; returns the end position. A last line without its newline
- * is what a worker killed in the middle of a write left: it is dropped. The
- * bytes given are only valid during the call unless copied; `onLine` may
- * keep a subarray, since each chunk is a fresh buffer.
+ * is what a worker killed in the middle of a write left: it is dropped.
+ * Each chunk is read into a fresh buffer, so `onLine` may keep a subarray
+ * of `data`.
  */
 function readResultLines(fd: number, position: number, onLine: (data: Buffer, start: number, nl: number) => void): number {
   let pending: Buffer = Buffer.alloc(0);

@@ -333,10 +333,11 @@ export function buildContextKeeping(
   if (kept !== undefined || prior !== undefined) sharedValues.messages = messages;
   if (kept !== undefined && tailKey !== undefined && (sharedShaped || toolsVar === null)) {
     // everything after the messages, for a next turn whose request differs only in them (buildNextTurn)
-    const head = `{"messages":[${kept.json}]`;
+    // (the context JSON begins with CONTEXT_HEAD, the kept messages' JSON and the array's `]`)
+    const end = CONTEXT_HEAD.length + kept.json.length + 1;
     const json = built.contextJson;
-    if (json.length > head.length && json.startsWith(CONTEXT_HEAD) && json.charCodeAt(head.length - 1) === 0x5d && json.charCodeAt(head.length) === 0x2c) {
-      kept.tail = { key: tailKey, json: json.slice(head.length), tools: sharedShaped ? sharedForms!.shaped : null, templateVariables: built.templateVariables };
+    if (json.length > end && json.startsWith(CONTEXT_HEAD) && json.charCodeAt(end - 1) === 0x5d && json.charCodeAt(end) === 0x2c) {
+      kept.tail = { key: tailKey, json: json.slice(end), tools: sharedShaped ? sharedForms!.shaped : null, templateVariables: built.templateVariables };
     }
   }
   return kept === undefined ? { built, shared: sharedValues } : { built, shared: sharedValues, messages: kept };
