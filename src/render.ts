@@ -143,9 +143,12 @@ export interface RenderChatOptions extends RenderLimits {
    * Raw-text requests (default true): keep the messages built for recent
    * conversations (per thread: up to 32 conversations, 16 Mi characters of
    * request text and message JSON), and build only the new messages of a
-   * request whose messages continue one byte for byte. false: build every
-   * request from scratch, and keep nothing of it. The result is the same
-   * either way.
+   * request whose messages continue one byte for byte. Every request (the
+   * embedded backend): the native side keeps the parsed messages of recent
+   * contexts (per thread: up to 8, 4 MiB of context JSON) and parses only
+   * the messages after those a context shares with one of them. false:
+   * build and parse every request from scratch, and keep nothing of it. The
+   * result is the same either way.
    */
   reuseConversation?: boolean;
 }
@@ -294,6 +297,7 @@ function nativeOptionsOf(options: RenderChatOptions): NativeRenderOptions {
     maxDepth: options.maxDepth,
     maxRenderMs: options.maxRenderMs,
     maxMemoryBytes: options.maxMemoryBytes,
+    reuseParsed: options.reuseConversation === false ? false : undefined,
   };
 }
 

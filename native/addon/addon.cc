@@ -159,6 +159,9 @@ struct RenderInput {
   std::string context_json;
   jinja::RenderState state;
   std::shared_ptr<std::atomic<bool>> stopping;  // keeps the flag alive for thread-pool renders
+  // Take the leading messages parsed for a recent context on this thread
+  // (json_loads_context); false: parse the whole context.
+  bool reuse_parsed = true;
 };
 
 // The wall-clock fields [year, month, day, hour, minute, second, microsecond].
@@ -192,7 +195,7 @@ void read_options(const Napi::Value& v, jinja::RenderState& st) {
 }
 
 std::string render_now(RenderInput& in) {
-  jinja::Value ctx = jinja::json_loads(in.context_json);
+  jinja::Value ctx = in.reuse_parsed ? jinja::json_loads_context(in.context_json) : jinja::json_loads(in.context_json);
   if (ctx.kind() != jinja::Kind::Dict) {
     throw jinja::Error(jinja::ErrorKind::Json, "TypeError", "template variables must be a JSON object");
   }
@@ -280,8 +283,12 @@ class CompiledTemplate : public Napi::ObjectWrap<CompiledTemplate> {
     read_utf8(env, info[0], in.context_json);
     // (json, options) or (json, now[7]): the clock alone, with no limits to read
     if (info.Length() > 1) {
-      if (info[1].IsArray()) read_now(info[1].As<Napi::Array>(), in.state);
-      else read_options(info[1], in.state);
+      if (info[1].IsArray()) {
+        read_now(info[1].As<Napi::Array>(), in.state);
+      } else {
+        read_options(info[1], in.state);
+        if (info[1].IsObject() && info[1].As<Napi::Object>().Get("reuseParsed").StrictEquals(Napi::Boolean::New(env, false))) in.reuse_parsed = false;
+      }
     }
     return true;
   }

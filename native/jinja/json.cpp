@@ -276,6 +276,21 @@ struct Parser {
   // Nesting depth (nesting_depth()) of the container object()/array() last built.
   size_t made_depth = 0;
 
+  // A template context's `messages` list (json_loads_context): the list
+  // whose `[` is at `messages_open`. Its first `resume_count` items are
+  // `resume_items` (parsed before from the same bytes), and its text goes on
+  // at `resume_pos`, just after them; its items' end offsets are recorded in
+  // `item_ends` and the items themselves in `items_out`. Once its items are
+  // parsed, the rest of the context goes to `rest_arena`, so that the kept
+  // items pin an arena holding only items.
+  size_t messages_open = SIZE_MAX;
+  const Value* resume_items = nullptr;
+  size_t resume_count = 0;
+  size_t resume_pos = 0;
+  std::vector<size_t>* item_ends = nullptr;
+  std::vector<Value>* items_out = nullptr;
+  Arena* rest_arena = nullptr;
+
   // Values of the containers being parsed, innermost last. A container
   // pushes its children here and moves them into an exactly sized vector
   // when it closes, so no container grows (and reallocates) element by
@@ -714,16 +729,28 @@ struct Parser {
 
   Value array() {
     enter();
+    const bool messages = pos == messages_open;
     ++pos;
     size_t first = list_stack.size();
-    ws();
-    if (pos < s.size() && s[pos] == ']') {
+    // the kept items: the text goes on with the separator after them
+    bool resumed = messages && resume_count > 0;
+    if (resumed) {
+      list_stack.insert(list_stack.end(), resume_items, resume_items + resume_count);
+      pos = resume_pos;
+    } else {
+      ws();
+    }
+    if (!resumed && pos < s.size() && s[pos] == ']') {
       ++pos;
     } else {
       while (true) {
-        // value() may grow the stack: push the result, not a reference.
-        Value item = value();
-        list_stack.push_back(std::move(item));
+        if (!resumed) {
+          // value() may grow the stack: push the result, not a reference.
+          Value item = value();
+          list_stack.push_back(std::move(item));
+          if (messages && item_ends) item_ends->push_back(pos);
+        }
+        resumed = false;
         ws();
         if (pos < s.size() && s[pos] == ']') { ++pos; break; }
         if (pos >= s.size() || s[pos] != ',') fail("Expecting ',' delimiter", pos);
@@ -732,6 +759,11 @@ struct Parser {
       }
     }
     --depth;
+    if (messages) {
+      if (items_out) items_out->assign(list_stack.begin() + first, list_stack.end());
+      if (rest_arena) arena = rest_arena;
+      messages_open = SIZE_MAX;  // (a later "messages" member is parsed as usual)
+    }
     auto d = std::allocate_shared<ListData>(ArenaAllocator<ListData>(arena));
     ListData* list = d.get();
     d->items.assign(std::make_move_iterator(list_stack.begin() + first), std::make_move_iterator(list_stack.end()));
@@ -758,23 +790,148 @@ Value json_dumps_value(const Value& v, const JsonDumpsOptions& options) {
   return Value::string(make_str_data(std::move(d.out), true, n));
 }
 
-Value json_loads(std::string_view text) {
-  // The parser's reference to the arena; the values keep it alive after.
-  struct ArenaRef {
-    Arena* a;
-    ~ArenaRef() { a->release(); }
-  } ref{Arena::create(text.size() * 4)};  // chat contexts take ~3-4 bytes of nodes per JSON byte
-  Parser p;
-  p.arena = ref.a;
-  p.s = text;
+namespace {
+
+// The parser's reference to an arena; the values keep it alive after.
+struct ArenaRef {
+  Arena* a;
+  explicit ArenaRef(size_t bytes) : a(Arena::create(bytes)) {}
+  ArenaRef(const ArenaRef&) = delete;
+  ArenaRef& operator=(const ArenaRef&) = delete;
+  ~ArenaRef() { a->release(); }
+};
+
+// chat contexts take ~3-4 bytes of nodes per JSON byte
+constexpr size_t kArenaBytesPerJsonByte = 4;
+
+Value parse_document(Parser& p) {
   p.list_stack.reserve(64);
   p.dict_stack.reserve(64);
   p.key_hashes.reserve(64);
   p.ws();
   Value v = p.value();
   p.ws();
-  if (p.pos != text.size()) p.fail("Extra data", p.pos);
+  if (p.pos != p.s.size()) p.fail("Extra data", p.pos);
   return v;
 }
+
+// How a context serialized by the package begins: its `messages` list is
+// the first member, with no whitespace.
+constexpr std::string_view kContextHead = "{\"messages\":[";
+
+// The parsed `messages` items of a context parsed on this thread, with the
+// text they were parsed from (up to and including the byte after the last
+// item) and where each item ends.
+struct KeptContext {
+  std::string text;
+  std::vector<size_t> ends;
+  std::vector<Value> items;
+  uint64_t used = 0;
+};
+
+// Recent contexts of one thread (least recently used first to go). Values
+// are immutable once parsed (dicts are frozen by the parser), and these are
+// only read on the thread that parsed them.
+struct KeptContexts {
+  static constexpr size_t kMaxEntries = 8;
+  static constexpr size_t kMaxTextBytes = 4u << 20;  // kept text of all entries
+  std::vector<KeptContext> entries;
+  size_t text_bytes = 0;
+  uint64_t clock = 0;
+
+  void drop(size_t i) {
+    text_bytes -= entries[i].text.size();
+    entries.erase(entries.begin() + i);
+  }
+  void clear() {
+    entries.clear();
+    text_bytes = 0;
+  }
+};
+
+KeptContexts& kept_contexts() {
+  thread_local KeptContexts kept;
+  return kept;
+}
+
+// Length of the common prefix of a and b, eight bytes at a time.
+size_t common_prefix(std::string_view a, std::string_view b) {
+  const size_t n = std::min(a.size(), b.size());
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t x, y;
+    std::memcpy(&x, a.data() + i, 8);
+    std::memcpy(&y, b.data() + i, 8);
+    if (x != y) return i + static_cast<size_t>(std::countr_zero(x ^ y) / 8);
+  }
+  while (i < n && a[i] == b[i]) ++i;
+  return i;
+}
+
+}  // namespace
+
+Value json_loads(std::string_view text) {
+  ArenaRef ref(text.size() * kArenaBytesPerJsonByte);
+  Parser p;
+  p.arena = ref.a;
+  p.s = text;
+  return parse_document(p);
+}
+
+Value json_loads_context(std::string_view text) {
+  if (text.size() > KeptContexts::kMaxTextBytes || text.substr(0, kContextHead.size()) != kContextHead) return json_loads(text);
+  KeptContexts& kept = kept_contexts();
+  // The kept context sharing the most leading items with this one: an item
+  // is shared when its bytes and the byte after it (`,` or `]`: a number's
+  // end is only known from the byte after it) are the same.
+  size_t best = SIZE_MAX, best_count = 0;
+  for (size_t i = 0; i < kept.entries.size(); ++i) {
+    const KeptContext& k = kept.entries[i];
+    const size_t same = common_prefix(k.text, text);
+    const size_t count = static_cast<size_t>(std::upper_bound(k.ends.begin(), k.ends.end(), same - 1) - k.ends.begin());
+    if (same > 0 && count > best_count) best = i, best_count = count;
+  }
+  std::vector<size_t> ends;
+  std::vector<Value> items;
+  Parser p;
+  p.s = text;
+  p.messages_open = kContextHead.size() - 1;
+  p.item_ends = &ends;
+  p.items_out = &items;
+  size_t resume_pos = 0;
+  if (best != SIZE_MAX) {
+    const KeptContext& k = kept.entries[best];
+    ends.assign(k.ends.begin(), k.ends.begin() + best_count);
+    resume_pos = ends.back();
+    p.resume_items = k.items.data();
+    p.resume_count = best_count;
+    p.resume_pos = resume_pos;
+  }
+  // new items in an arena of their own (kept), the rest of the context in another
+  ArenaRef items_arena(std::max<size_t>(text.size() - resume_pos, 64) * kArenaBytesPerJsonByte);
+  ArenaRef rest_arena(1024);
+  p.arena = items_arena.a;
+  p.rest_arena = rest_arena.a;
+  Value v = parse_document(p);
+  if (ends.empty()) return v;
+  // keep this context's items in place of the one it continued
+  if (best != SIZE_MAX) kept.drop(best);
+  KeptContext entry;
+  entry.text.assign(text.substr(0, ends.back() + 1));
+  entry.ends = std::move(ends);
+  entry.items = std::move(items);
+  entry.used = ++kept.clock;
+  while (!kept.entries.empty() && (kept.entries.size() >= KeptContexts::kMaxEntries || kept.text_bytes + entry.text.size() > KeptContexts::kMaxTextBytes)) {
+    size_t oldest = 0;
+    for (size_t i = 1; i < kept.entries.size(); ++i)
+      if (kept.entries[i].used < kept.entries[oldest].used) oldest = i;
+    kept.drop(oldest);
+  }
+  kept.text_bytes += entry.text.size();
+  kept.entries.push_back(std::move(entry));
+  return v;
+}
+
+void json_forget_contexts() { kept_contexts().clear(); }
 
 }  // namespace jinja

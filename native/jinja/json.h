@@ -28,4 +28,15 @@ Value json_dumps_value(const Value& v, const JsonDumpsOptions& options);
 // Throws Error(ErrorKind::Json, "JSONDecodeError", "<Python's message>").
 Value json_loads(std::string_view text);
 
+// json_loads of a template context as the package serializes it (an object
+// whose first member is `"messages":[`, no whitespace before it): the value
+// is exactly json_loads(text)'s. The leading items of that list are taken
+// from a context parsed on this thread before (up to 8, 4 MiB of text in
+// all) where their bytes, and the byte after them, are the same; the
+// others are parsed, and this context's items are kept in place of the one
+// it continued (least recently used first to go).
+Value json_loads_context(std::string_view text);
+// Drops this thread's kept contexts.
+void json_forget_contexts();
+
 }  // namespace jinja

@@ -21,7 +21,7 @@
 import { spawnSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchCases, NOW, root } from './cases.mjs';
@@ -38,8 +38,10 @@ if (process.argv[2] === '--api-child') {
 
 const RUNS = 9;
 const CASE_NAMES = ['gemma4 tool loop (6 msgs)', 'qwen3 50 turns'];
+const JOBS = availableParallelism();
 const MODES = [
-  ['worker process', []],
+  ['workers', []],
+  ['--jobs 1', ['--jobs', '1']],
   ['--in-process', ['--in-process']],
 ];
 const cell = (s, w) => String(s).padStart(w);
@@ -138,16 +140,16 @@ export function batchSection(api, templatesDir, { copies = 2000 } = {}) {
   }
   if (!rows.length) return rows;
   console.log(`best of ${RUNS} runs; start: the 1-line file (process start, addon load, first template load); prompts checked against the API`);
-  console.log('case                        API us/case  fresh process  /API | worker: start ms  total ms  us/case  /API | --in-process: start ms  total ms  us/case  /API');
+  const ranges = Math.min(JOBS, Math.floor(copies / 256));
+  console.log(`case                        API us/case  fresh process  /API | ${MODES.map(([m]) => `${m}: start ms  total ms  us/case  /API`).join(' | ')}`);
   for (const r of rows) {
-    const w = r['worker process'];
-    const p = r['--in-process'];
-    const fmt = (m) => `${cell(m.startMs.toFixed(0), 8)}  ${cell(m.totalMs.toFixed(0), 8)}  ${cell(m.perCaseUs.toFixed(1), 7)}  ${cell((m.perCaseUs / r.apiUs).toFixed(2) + 'x', 5)}`;
+    const fmt = (m) => `${cell(m.startMs.toFixed(0), m === r[MODES[0][0]] ? 16 : 17)}  ${cell(m.totalMs.toFixed(0), 8)}  ${cell(m.perCaseUs.toFixed(1), 7)}  ${cell((m.perCaseUs / r.apiUs).toFixed(2) + 'x', 5)}`;
     console.log(
-      `${r.name.padEnd(26)} ${cell(r.apiUs.toFixed(1), 12)}  ${cell(r.apiColdUs.toFixed(1), 13)}  ${cell((r.apiColdUs / r.apiUs).toFixed(2) + 'x', 5)} |         ${fmt(w)} |               ${fmt(p)}`,
+      `${r.name.padEnd(26)} ${cell(r.apiUs.toFixed(1), 12)}  ${cell(r.apiColdUs.toFixed(1), 13)}  ${cell((r.apiColdUs / r.apiUs).toFixed(2) + 'x', 5)} | ${MODES.map(([m]) => fmt(r[m])).join(' | ')}`,
     );
   }
-  console.log('(/API: us per case over renderChat(request object, compiled template), warm, in this process; target for batch <= 1.5x.');
+  console.log(`(workers: the default, ${ranges} worker process${ranges === 1 ? '' : 'es'} at once on this ${JOBS}-CPU machine, each rendering a range of the file; --jobs 1: one worker process; --in-process: this process.`);
+  console.log(' /API: us per case over renderChat(request object, compiled template), warm, in this process; target for batch <= 1.5x.');
   console.log(` fresh process: the same API call timed as batch is, ${copies} calls minus 1 call in a new process: the JIT warm-up every fresh process pays)`);
   return rows;
 }

@@ -84,6 +84,7 @@ function agentLoop(api, compiled, src, request, opts) {
   const contexts = texts.slice(1).map((t) => api.buildTemplateContext(t, facts, { specialTokens: { bos_token: '<bos>', eos_token: '<eos>' } }).contextJson);
   let j = 0;
   let b = 0;
+  let bk = 0;
   const turn = {
     setup: () => {
       if (j === 0) api.renderChat(texts[0], opts);
@@ -93,13 +94,25 @@ function agentLoop(api, compiled, src, request, opts) {
       j = (j + 1) % turns;
     },
   };
+  // the bare render parsing each context whole, and (bareKept) taking the messages the previous turn's render parsed
   const bare = () => {
-    compiled.renderJson(contexts[b], { now: NOW_FIELDS });
+    compiled.renderJson(contexts[b], WHOLE);
     b = (b + 1) % turns;
   };
-  const same = texts.slice(1).every((t, i) => api.renderChat(t, opts).prompt === compiled.renderJson(contexts[i], { now: NOW_FIELDS }));
-  return { turn, bare, turns, same };
+  const bareKept = () => {
+    compiled.renderJson(contexts[bk], { now: NOW_FIELDS });
+    bk = (bk + 1) % turns;
+  };
+  const same = texts.slice(1).every((t, i) => api.renderChat(t, opts).prompt === compiled.renderJson(contexts[i], WHOLE));
+  return { turn, bare, bareKept, turns, same };
 }
+
+/**
+ * The bare render's options: the whole context parsed on every call, as a
+ * render from scratch (renderJson otherwise takes the messages it parsed
+ * for a recent context with the same leading bytes: reuseParsed).
+ */
+const WHOLE = { now: NOW_FIELDS, reuseParsed: false };
 
 /** Enough iterations for ~targetMs per timed run. */
 function iterationsFor(fn, targetMs, min = 5, max = 5000) {
@@ -169,7 +182,7 @@ export function caseTable(api, templatesDir, { targetMs = 60 } = {}) {
       { specialTokens: { bos_token: '<bos>', eos_token: '<eos>' } },
     );
     const now = NOW_FIELDS;
-    const bareFn = () => compiled.renderJson(built.contextJson, { now });
+    const bareFn = () => compiled.renderJson(built.contextJson, WHOLE);
     const objFn = () => api.renderChat(c.request, opts);
     const textFn = () => api.renderChat(text, opts);
     let next = 0;
@@ -178,11 +191,12 @@ export function caseTable(api, templatesDir, { targetMs = 60 } = {}) {
     const coldPrompt = coldFn().prompt;
     const same = loop.same && objFn().prompt === prompt && textFn().prompt === prompt && coldPrompt === compiled.renderJson(api.buildTemplateContext(
       cold[0], { contentFormat: compiled.contentFormat, undeclaredVariables: compiled.undeclaredVariables, templateSource: src },
-      { specialTokens: { bos_token: '<bos>', eos_token: '<eos>' } }).contextJson, { now });
+      { specialTokens: { bos_token: '<bos>', eos_token: '<eos>' } }).contextJson, WHOLE);
     const n = iterationsFor(coldFn, targetMs);
     const row = { name: c.name, messages: c.request.messages.length, bytes: text.length, n, same, prompt };
-    const t = timeAll({ bare: bareFn, obj: objFn, cold: coldFn, turn: loop.turn, turnBare: loop.bare, repeat: textFn }, n);
+    const t = timeAll({ bare: bareFn, obj: objFn, cold: coldFn, turn: loop.turn, turnBare: loop.bare, turnBareKept: loop.bareKept, repeat: textFn }, n);
     row.bareMs = t.bare;
+    row.turnBareKeptMs = t.turnBareKept;
     row.objMs = t.obj;
     row.coldMs = t.cold;
     // per request of the case's own size: the loop's ratio to its bare render, times the case's bare render
@@ -211,7 +225,7 @@ export function caseTable(api, templatesDir, { targetMs = 60 } = {}) {
   if (results.minijinja) versions.push(`minijinja/jinja2: ${py.minijinja.python}`);
   if (versions.length) console.log(versions.join('; '));
   console.log(
-    'case                        msgs   bare ms |  obj ms  /bare | text: cold ms  /bare  next turn ms  /bare  repeat ms  /bare  cold/obj | vLLM path ms  /cold  /turn | minijinja ms  /cold  /turn | jinja2 ms | same prompt (ours, vLLM, mj)',
+    'case                        msgs   bare ms |  obj ms  /bare | text: cold ms  /bare  next turn ms  /bare  /kept  repeat ms  /bare  cold/obj | vLLM path ms  /cold  /turn | minijinja ms  /cold  /turn | jinja2 ms | same prompt (ours, vLLM, mj)',
   );
   for (const r of rows) {
     const v = results.vllm?.[r.name];
@@ -226,12 +240,13 @@ export function caseTable(api, templatesDir, { targetMs = 60 } = {}) {
     r.vllmSame = v?.prompt === r.prompt;
     r.minijinjaSame = m?.prompt === r.prompt;
     console.log(
-      `${r.name.padEnd(26)} ${cell(r.messages, 5)} ${cell(fmt(r.bareMs), 9)} | ${cell(fmt(r.objMs), 7)} ${cell(x(r.objMs / r.bareMs), 6)} | ${cell(fmt(r.coldMs), 13)} ${cell(x(r.coldMs / r.bareMs), 6)} ${cell(fmt(r.turnMs), 13)} ${cell(x(r.loopMs / r.turnBareMs), 6)} ${cell(fmt(r.repeatMs), 10)} ${cell(x(r.repeatMs / r.bareMs), 6)} ${cell(x(r.coldMs / r.objMs), 9)} | ${col(v, 12)} ${ratio(v, r.coldMs, 6)} ${ratio(v, r.turnMs, 6)} | ${col(m, 12)} ${ratio(m, r.coldMs, 6)} ${ratio(m, r.turnMs, 6)} | ${col(j, 9)} | ${r.same ? 'yes' : 'NO'}, ${sameAs(v)}, ${sameAs(m)}`,
+      `${r.name.padEnd(26)} ${cell(r.messages, 5)} ${cell(fmt(r.bareMs), 9)} | ${cell(fmt(r.objMs), 7)} ${cell(x(r.objMs / r.bareMs), 6)} | ${cell(fmt(r.coldMs), 13)} ${cell(x(r.coldMs / r.bareMs), 6)} ${cell(fmt(r.turnMs), 13)} ${cell(x(r.loopMs / r.turnBareMs), 6)} ${cell(x(r.loopMs / r.turnBareKeptMs), 6)} ${cell(fmt(r.repeatMs), 10)} ${cell(x(r.repeatMs / r.bareMs), 6)} ${cell(x(r.coldMs / r.objMs), 9)} | ${col(v, 12)} ${ratio(v, r.coldMs, 6)} ${ratio(v, r.turnMs, 6)} | ${col(m, 12)} ${ratio(m, r.coldMs, 6)} ${ratio(m, r.turnMs, 6)} | ${col(j, 9)} | ${r.same ? 'yes' : 'NO'}, ${sameAs(v)}, ${sameAs(m)}`,
     );
   }
   console.log(
-    '(/bare: renderChat time over the bare render of the same context, target <= 1.25x. Raw-text requests: cold = one that shares no messages with a recent request; ' +
-      'next turn = an agent loop, the last turns of the case (up to 10) in order, each the previous request plus two messages (only those are decoded and built), /bare over the bare render of the same turns, ms scaled to the size of the case by that ratio; repeat = the same text again. ' +
+    '(/bare: renderChat time over the bare render of the same context parsing the whole context (reuseParsed: false), target <= 1.25x. Raw-text requests: cold = one that shares no messages with a recent request; ' +
+      'next turn = an agent loop, the last turns of the case (up to 10) in order, each the previous request plus two messages (only those are decoded, built and parsed natively), /bare over the bare render of the same turns, ms scaled to the size of the case by that ratio; ' +
+      '/kept: over the bare render of the same turns taking the previous turn\'s parsed messages too (renderJson\'s default); repeat = the same text again. ' +
       'vLLM and minijinja columns: their time over our cold and next-turn times)',
   );
   return rows;
@@ -247,8 +262,8 @@ export function scaling(api, templatesDir) {
   const src = readFileSync(file, 'utf8');
   const compiled = api.compileTemplate(src);
   const opts = { template: compiled, bosToken: '<bos>', eosToken: '<eos>', now: NOW };
-  console.log('\nHistory-length scaling (qwen3, raw JSON text request): microseconds per message; cold = a request sharing no messages with a recent one, next turn = the agent loop of section 1 (its bare render in the last column)');
-  console.log('messages   request KB   cold ms   us/msg   next turn ms   us/msg   bare render ms   us/msg   next turn /bare');
+  console.log('\nHistory-length scaling (qwen3, raw JSON text request): microseconds per message; cold = a request sharing no messages with a recent one, next turn = the agent loop of section 1 (over its bare render parsing each context whole, and over the bare render taking the previous turn's parsed messages: /kept)');
+  console.log('messages   request KB   cold ms   us/msg   next turn ms   us/msg   bare render ms   us/msg   next turn /bare   /kept');
   const out = [];
   for (const total of [10, 100, 1000, 10000]) {
     const request = history(total);
@@ -262,13 +277,13 @@ export function scaling(api, templatesDir) {
     );
     let next = 0;
     const coldFn = () => api.renderChat(cold[next++ % cold.length], opts);
-    const bareFn = () => compiled.renderJson(built.contextJson, { now: NOW_FIELDS });
+    const bareFn = () => compiled.renderJson(built.contextJson, WHOLE);
     const n = iterationsFor(coldFn, 100, 3, 2000);
-    const t = timeAll({ cold: coldFn, turn: loop.turn, turnBare: loop.bare, bare: bareFn }, n);
-    out.push({ total, full: t.cold, turn: t.turn, turnBare: t.turnBare, bare: t.bare });
+    const t = timeAll({ cold: coldFn, turn: loop.turn, turnBare: loop.bare, turnBareKept: loop.bareKept, bare: bareFn }, n);
+    out.push({ total, full: t.cold, turn: t.turn, turnBare: t.turnBare, turnBareKept: t.turnBareKept, bare: t.bare });
     const per = (ms) => ((ms * 1000) / total).toFixed(2);
     console.log(
-      `${cell(total, 8)}   ${cell((text.length / 1024).toFixed(0), 10)}   ${cell(fmt(t.cold), 7)}   ${cell(per(t.cold), 6)}   ${cell(fmt(t.turn), 12)}   ${cell(per(t.turn), 6)}   ${cell(fmt(t.bare), 14)}   ${cell(per(t.bare), 6)}   ${cell(x(t.turn / t.turnBare), 15)}`,
+      `${cell(total, 8)}   ${cell((text.length / 1024).toFixed(0), 10)}   ${cell(fmt(t.cold), 7)}   ${cell(per(t.cold), 6)}   ${cell(fmt(t.turn), 12)}   ${cell(per(t.turn), 6)}   ${cell(fmt(t.bare), 14)}   ${cell(per(t.bare), 6)}   ${cell(x(t.turn / t.turnBare), 15)}   ${cell(x(t.turn / t.turnBareKept), 5)}`,
     );
   }
   return out;

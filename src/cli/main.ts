@@ -4,7 +4,7 @@
  * (`--template`, `--parser`) stay as aliases.
  *
  *   render --chat-template PATH --request REQUEST.json|- [options]   print the prompt
- *   batch CASES.jsonl [--backend B] [--in-process]             one JSON result line per case
+ *   batch CASES.jsonl [--backend B] [--jobs N | --in-process]  one JSON result line per case
  *   example [--chat-template PATH] [--json]                    render the bundled tool-loop conversation
  *   parse --tool-call-parser NAME [--tools tools.json] [--stream --chunk-size N] < output.txt
  *   golden report [--cases DIR --expected DIR --templates DIR]  golden matches per template and shape
@@ -17,10 +17,9 @@
  * The batch and parse output contracts are used by tooling outside the
  * package: keep them stable.
  */
-import { spawnSync } from 'node:child_process';
 import { isUtf8 } from 'node:buffer';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
+import { availableParallelism } from 'node:os';
 import * as path from 'node:path';
 import { parsePyJson } from '../protocol/pyjson';
 import { decodeUtf8Strict, Utf8DecodeError } from '../protocol/utf8';
@@ -31,6 +30,7 @@ import { loadTemplateFromPath } from '../templates/load';
 import { PARSE_USAGE, runParse } from './parse';
 import { cmdServe, SERVE_USAGE } from './serve';
 import { decodeJson, InputFileError, parseArgs, readBytes, readInput, readToolsFile, str, UsageError } from './args';
+import { BATCH_WORKER_END_ENV, BATCH_WORKER_ENV, splitRanges, superviseRanges, type BatchLine } from './batch-workers';
 import { goldenReport } from '../golden/report';
 import { goldenDirs } from '../golden/suite';
 import { roundTripPairs, roundTripReport } from '../golden/roundtrip';
@@ -52,12 +52,16 @@ const RENDER_USAGE = `usage: node-vllm-cpp render --chat-template PATH --request
   --backend embedded|vllm.cpp
   --json                     print {prompt, warnings, content_format, template_sha256}`;
 
-const BATCH_USAGE = `usage: node-vllm-cpp batch CASES.jsonl [--backend embedded|vllm.cpp] [--in-process]
+const BATCH_USAGE = `usage: node-vllm-cpp batch CASES.jsonl [--backend embedded|vllm.cpp] [--jobs N | --in-process]
 
 One case per line: {"id", "template": PATH, "messages", "tools"?, "add_generation_prompt"?,
-"bos_token"?, "eos_token"?, "now"?, "kwargs"?}; prints one {"id", "ok", "prompt"|"error"} line per case.
-Cases render in a worker process: one that crashes it gets its own "ok": false line and the
-next cases go on in a fresh worker (--in-process: render in this process).`;
+"bos_token"?, "eos_token"?, "now"?, "kwargs"?}; prints one {"id", "ok", "prompt"|"error"} line per case,
+in input order.
+Cases render in worker processes: one that crashes its worker gets its own "ok": false line
+and the next cases go on in a fresh worker.
+  --jobs N       worker processes at once, each rendering a contiguous range of the cases
+                 (default: the CPUs available; one per 256 cases and 4 MiB of input at most)
+  --in-process   render in this process instead`;
 
 const EXAMPLE_USAGE = `usage: node-vllm-cpp example [--chat-template PATH] [--now ISO8601] [--json]
 
@@ -78,7 +82,7 @@ const USAGE = `usage:
                        [--chat-template-content-format F] [--chat-template-kwargs JSON] [--default-chat-template-kwargs JSON]
                        [--continue-final-message] [--no-generation-prompt] [--now ISO8601] [--policy strict|lenient]
                        [--backend embedded|vllm.cpp] [--json]
-  node-vllm-cpp batch CASES.jsonl [--backend embedded|vllm.cpp] [--in-process]
+  node-vllm-cpp batch CASES.jsonl [--backend embedded|vllm.cpp] [--jobs N | --in-process]
   node-vllm-cpp example [--chat-template PATH] [--json]
   node-vllm-cpp parse --tool-call-parser NAME [--tools tools.json] [--stream --chunk-size N] < output.txt
   node-vllm-cpp golden report [--backend embedded|vllm.cpp] [--cases DIR] [--expected DIR] [--templates DIR]
@@ -315,13 +319,6 @@ function runBatchCase(line: BatchLine, run: BatchRun): string {
   }
 }
 
-/** A case line: its 0-based line number and its byte range in the input. */
-interface BatchLine {
-  n: number;
-  start: number;
-  end: number;
-}
-
 /** Lines as byte ranges (a 0x0A byte never occurs inside a UTF-8 sequence); blank lines dropped, numbers kept. */
 function batchLines(buf: Buffer): BatchLine[] {
   const out: BatchLine[] = [];
@@ -413,83 +410,18 @@ function workerNodeArgs(execArgv: readonly string[]): string[] {
   return out;
 }
 
-/** Set in the environment of the batch worker process: the first line number it renders. */
-const BATCH_WORKER_ENV = 'NODE_VLLM_CPP_BATCH_WORKER';
-
-/** The id of a case line, for the line reporting that its worker died. */
-function caseId(bytes: Uint8Array): unknown {
-  try {
-    const c = parsePyJson(decodeUtf8Strict(bytes));
-    return c !== null && typeof c === 'object' && !Array.isArray(c) ? (field(c as Lossless, 'id') ?? null) : null;
-  } catch {
-    return null;
-  }
-}
-
 /**
- * The worker's standard output: a file (unlinked at once where the system
- * allows), so that each result line the worker writes costs it one write and
- * nothing here until the worker is done, and so that what it wrote before
- * dying is all there.
+ * The least a worker process of a batch split over several is given: its
+ * start (Node, the addon, the templates) and its JIT warm-up cost as much as
+ * the first thousand or so small cases (measured in docs/performance.md).
  */
-function workerOutputFile(): { fd: number; cleanup: () => void } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'node-vllm-cpp-batch-'));
-  const file = path.join(dir, 'results');
-  const fd = fs.openSync(file, 'w+', 0o600);
-  let removed = false;
-  try {
-    fs.unlinkSync(file);
-    fs.rmdirSync(dir);
-    removed = true;
-  } catch {
-    // removed below, once closed
-  }
-  return {
-    fd,
-    cleanup: () => {
-      fs.closeSync(fd);
-      if (!removed) fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
+const BATCH_RANGE_MIN = { cases: 256, bytes: 4 << 20 };
 
-/**
- * Calls `onLine` for each complete line `fd` holds from `position` on (the
- * bytes of `data` from `start` up to and including its newline at `nl`),
- * read in chunks; returns the end position. A last line without its newline
- * is what a worker killed in the middle of a write left: it is dropped.
- * Each chunk is read into a fresh buffer, so `onLine` may keep a subarray
- * of `data`.
- */
-function readResultLines(fd: number, position: number, onLine: (data: Buffer, start: number, nl: number) => void): number {
-  let pending: Buffer = Buffer.alloc(0);
-  for (;;) {
-    const chunk = Buffer.allocUnsafe(1 << 20);
-    const got = fs.readSync(fd, chunk, 0, chunk.length, position);
-    if (got === 0) break;
-    position += got;
-    const data: Buffer = pending.length ? Buffer.concat([pending, chunk.subarray(0, got)]) : chunk.subarray(0, got);
-    let start = 0;
-    for (let nl = data.indexOf(0x0a); nl >= 0; nl = data.indexOf(0x0a, start)) {
-      onLine(data, start, nl);
-      start = nl + 1;
-    }
-    pending = Buffer.from(data.subarray(start));
-  }
-  return position;
-}
-
-/** The line number before the tab of a worker's result line (`data[start..nl]`), and where the tab is; undefined when it has none. */
-function resultLineNumber(data: Buffer, start: number, nl: number): { n: number; tab: number } | undefined {
-  let n = 0;
-  let i = start;
-  for (; i < nl; i++) {
-    const b = data[i]!;
-    if (b === 0x09) break;
-    if (b < 0x30 || b > 0x39) return undefined;
-    n = n * 10 + (b - 0x30);
-  }
-  return i === start || i >= nl ? undefined : { n, tab: i };
+function jobsOf(v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!/^[0-9]+$/.test(v) || !Number.isSafeInteger(n) || n < 1) throw new UsageError(`--jobs must be a positive integer, got ${v}`);
+  return n;
 }
 
 /**
@@ -499,13 +431,17 @@ function resultLineNumber(data: Buffer, start: number, nl: number): { n: number;
  * line naming how the worker died, and a fresh worker goes on with the next
  * case. `--in-process` renders in this process instead.
  *
+ * A large batch is split into contiguous ranges rendered by worker processes
+ * at once (`--jobs`, default the CPUs available; batch-workers), its output
+ * in line order as with one.
+ *
  * Each template is loaded and compiled once per process; the worker writes
  * each result as soon as it has it (one write, to a file), so that its death
  * loses nothing already rendered, and the lines printed here go out in
  * chunks.
  */
 function cmdBatch(argv: string[], io: CliIO): number {
-  const a = parseArgs(argv, new Set(['backend']), new Set(['in-process']));
+  const a = parseArgs(argv, new Set(['backend', 'jobs']), new Set(['in-process']));
   if (a.help) {
     io.stdout(BATCH_USAGE + '\n');
     return 0;
@@ -514,18 +450,23 @@ function cmdBatch(argv: string[], io: CliIO): number {
   if (!file) throw new UsageError('batch needs a CASES.jsonl file');
   if (a.positionals.length > 1) throw new UsageError(`batch: unexpected argument ${JSON.stringify(a.positionals[1])}`);
   const backend = backendOf(str(a, 'backend'));
+  const jobs = jobsOf(str(a, 'jobs'));
+  if (jobs !== undefined && a.flags.has('in-process')) throw new UsageError('batch: --jobs and --in-process exclude each other (--in-process renders on this thread)');
   const baseDir = file === '-' ? process.cwd() : path.dirname(path.resolve(file));
   const input = batchInput(file, io.readStdin);
   const lines = batchLines(input);
   const workerFrom = process.env[BATCH_WORKER_ENV];
   const run = (): BatchRun => ({ input, baseDir, backend, templates: new Map(), inputIsUtf8: isUtf8(input) });
   if (workerFrom !== undefined) {
-    // worker: "<line number>\t<result>" per case, from the given line on,
-    // each written before the next case starts, straight to the results file
-    // the parent gave it as file descriptor 1 (one write(2), no stream)
+    // worker: "<line number>\t<result>" per case of its range (from the
+    // given line on, up to the end line when given), each written before the
+    // next case starts, straight to the results file the parent gave it as
+    // file descriptor 1 (one write(2), no stream)
     const from = Number(workerFrom);
+    const endEnv = process.env[BATCH_WORKER_END_ENV];
+    const end = endEnv === undefined ? Infinity : Number(endEnv);
     const state = run();
-    for (const line of lines) if (line.n >= from) writeAll(1, `${line.n}\t${runBatchCase(line, state)}\n`);
+    for (const line of lines) if (line.n >= from && line.n < end) writeAll(1, `${line.n}\t${runBatchCase(line, state)}\n`);
     return 0;
   }
   const out = chunkedWriter(io);
@@ -536,46 +477,20 @@ function cmdBatch(argv: string[], io: CliIO): number {
     return 0;
   }
   const entry = path.join(packageRoot(), 'bin', 'node-vllm-cpp.js');
-  const nodeArgs = workerNodeArgs(process.execArgv);
-  const args = [...nodeArgs, entry, 'batch', file === '-' ? '-' : path.resolve(file), ...(backend ? ['--backend', backend] : [])];
-  const results = workerOutputFile();
+  const args = [...workerNodeArgs(process.execArgv), entry, 'batch', file === '-' ? '-' : path.resolve(file), ...(backend ? ['--backend', backend] : [])];
+  const ranges = splitRanges(lines, jobs ?? availableParallelism(), BATCH_RANGE_MIN);
+  const sink = {
+    bytes: out.bytes,
+    line: out.line,
+    stderr: (s: string) => {
+      out.flush();
+      io.stderr(s);
+    },
+  };
   try {
-    let next = 0; // index into `lines` of the first case without a result
-    let position = 0; // how far the results file has been read
-    while (next < lines.length) {
-      const r = spawnSync(process.execPath, args, {
-        cwd: baseDir,
-        env: { ...process.env, [BATCH_WORKER_ENV]: String(lines[next]!.n) },
-        input: file === '-' ? input : undefined,
-        stdio: [file === '-' ? 'pipe' : 'ignore', results.fd, 'pipe'],
-        maxBuffer: 1 << 30,
-        encoding: 'utf8',
-      });
-      if (r.error) throw r.error;
-      if (r.stderr) {
-        out.flush();
-        io.stderr(r.stderr);
-      }
-      position = readResultLines(results.fd, position, (data, start, nl) => {
-        const at = resultLineNumber(data, start, nl);
-        if (at === undefined) return;
-        const n = at.n;
-        while (next < lines.length && lines[next]!.n < n) next++;
-        if (next < lines.length && lines[next]!.n === n) {
-          out.bytes(data.subarray(at.tab + 1, nl + 1));
-          next++;
-        }
-      });
-      if (r.status === 0 && r.signal === null) break;
-      if (next >= lines.length) break;
-      const how = r.signal !== null ? `was killed by ${r.signal}` : `exited with code ${r.status}`;
-      const error = `BackendError: the batch worker process ${how} while rendering this case`;
-      out.line(JSON.stringify({ id: caseId(input.subarray(lines[next]!.start, lines[next]!.end)), ok: false, error }));
-      next++;
-    }
+    superviseRanges({ args, cwd: baseDir, stdin: file === '-' ? input : undefined }, input, ranges, sink);
   } finally {
     out.flush();
-    results.cleanup();
   }
   return 0;
 }

@@ -79,7 +79,8 @@ function nativeOptions(options: NativeRenderOptions | undefined): NativeRenderOp
     options.maxDepth === undefined &&
     options.maxCollection === undefined &&
     options.maxRenderMs === undefined &&
-    options.maxMemoryBytes === undefined
+    options.maxMemoryBytes === undefined &&
+    options.reuseParsed === undefined
   ) {
     return now;
   }

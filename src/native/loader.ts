@@ -18,6 +18,12 @@ export interface NativeRenderOptions {
   maxCollection?: number;
   maxRenderMs?: number;
   maxMemoryBytes?: number;
+  /**
+   * Default true: the leading messages of a context this thread parsed
+   * recently (byte for byte the same) are taken as parsed; false parses the
+   * whole context.
+   */
+  reuseParsed?: boolean;
 }
 
 export interface NativeCompiledTemplate {
