@@ -97,6 +97,46 @@ describe('cli', () => {
     }
   });
 
+  it('batch --jobs: a large batch split over worker processes prints what one worker and --in-process print, in input order', () => {
+    // 640 cases of ~14 KB (9 MB): enough for two ranges (256 cases and 4 MiB each at least)
+    const template = path.join(tmp, 'jobs.jinja');
+    fs.writeFileSync(template, '{{ messages|length }}:{{ messages[-1].content[:12] }};');
+    const pad = 'p\u00e9'.repeat(7000);
+    const cases = Array.from({ length: 640 }, (_, i) =>
+      i % 100 === 7 ? JSON.stringify({ id: i, messages: [] }) : JSON.stringify({ id: i, template, messages: [{ role: 'user', content: pad }, { role: 'user', content: `case ${i} \u4e2d` }] }),
+    );
+    const file = path.join(tmp, 'jobs.jsonl');
+    fs.writeFileSync(file, cases.join('\n') + '\n');
+    const one = run(['batch', file, '--jobs', '1']);
+    expect(one.code).toBe(0);
+    const lines = one.out.trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(640);
+    lines.forEach((l, i) =>
+      expect(l).toEqual(i % 100 === 7 ? { id: i, ok: false, error: 'TypeError: "template" (a path) is required' } : { id: i, ok: true, prompt: `2:case ${i} \u4e2d;` }),
+    );
+    for (const extra of [['--jobs', '2'], ['--jobs', '3'], ['--in-process']]) {
+      const r = run(['batch', file, ...extra]);
+      expect(r.code, extra.join(' ')).toBe(0);
+      expect(r.out, extra.join(' ')).toBe(one.out);
+    }
+    // standard input too
+    const stdin = run(['batch', '-', '--jobs', '2'], fs.readFileSync(file, 'utf8'));
+    expect(stdin.out).toBe(one.out);
+  });
+
+  it('batch --jobs must be a positive integer and excludes --in-process (usage errors)', () => {
+    const file = path.join(tmp, 'jobs-usage.jsonl');
+    fs.writeFileSync(file, '{}\n');
+    for (const bad of ['0', '-1', '1.5', 'x', '']) {
+      const r = run(['batch', file, `--jobs=${bad}`]);
+      expect(r.code, bad).toBe(2);
+      expect(r.err).toContain(`--jobs must be a positive integer, got ${bad}`);
+    }
+    const both = run(['batch', file, '--jobs', '2', '--in-process']);
+    expect(both.code).toBe(2);
+    expect(both.err).toContain('--jobs and --in-process exclude each other');
+  });
+
   it('parse prints the OpenAI message shape, streaming or not', () => {    const out = 'Let me check.<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris", "days": 1.0}}\n</tool_call>';
     for (const argv of [['parse', '--parser', 'hermes'], ['parse', '--parser', 'hermes', '--stream', '--chunk-size', '3']]) {
       const r = run(argv, out);

@@ -68,12 +68,17 @@ describe('request files are decoded as Python decodes them', () => {
   });
 });
 
+/** Child processes of `pid`, started by any of its threads. */
 function childrenOf(pid: number): number[] {
-  try {
-    return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-  } catch {
-    return [];
+  const out: number[] = [];
+  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+    try {
+      out.push(...fs.readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number));
+    } catch {
+      // the thread ended
+    }
   }
+  return out;
 }
 
 describe.runIf(process.platform === 'linux')('batch survives a worker that dies mid-case', () => {
@@ -113,4 +118,47 @@ describe.runIf(process.platform === 'linux')('batch survives a worker that dies 
       { id: 'd', ok: true, prompt: 'last;' },
     ]);
   }, 30_000);
+
+  it('with several workers at once (--jobs), a worker dying in a later range costs only its case', async () => {
+    // 640 cases of ~14 KB: two ranges; case 500 (second range) blocks on a FIFO
+    const fifo = path.join(tmp, 'blocked-range.jinja');
+    execFileSync('mkfifo', [fifo]);
+    const pad = 'x'.repeat(14_000);
+    const cases = Array.from({ length: 640 }, (_, i) =>
+      JSON.stringify({ id: i, template: i === 500 ? fifo : template, messages: [{ role: 'user', content: i === 500 ? 'x' : `${i}` }, { role: 'user', content: pad }] }),
+    );
+    const file = path.join(tmp, 'crash-ranges.jsonl');
+    fs.writeFileSync(file, cases.join('\n') + '\n');
+    const child = spawn(process.execPath, [bin, 'batch', file, '--jobs', '2'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    const done = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    let writer: number | undefined;
+    for (let i = 0; i < 800 && writer === undefined; i++) {
+      try {
+        writer = fs.openSync(fifo, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK);
+      } catch {
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    }
+    expect(writer).toBeDefined();
+    // the second range's worker: the one without an end line (it runs to the end of the input)
+    const workers = childrenOf(child.pid!).filter((pid) => {
+      const env = fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+      return env.some((e) => e.startsWith('NODE_VLLM_CPP_BATCH_WORKER=')) && !env.some((e) => e.startsWith('NODE_VLLM_CPP_BATCH_WORKER_END='));
+    });
+    expect(workers).toHaveLength(1);
+    process.kill(workers[0]!, 'SIGSEGV');
+    expect(await done).toBe(0);
+    fs.closeSync(writer!);
+    const lines = out.trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(640);
+    lines.forEach((l, i) =>
+      expect(l).toEqual(
+        i === 500
+          ? { id: 500, ok: false, error: 'BackendError: the batch worker process was killed by SIGSEGV while rendering this case' }
+          : { id: i, ok: true, prompt: `${i};${pad};` },
+      ),
+    );
+  }, 60_000);
 });
