@@ -262,7 +262,7 @@ export function scaling(api, templatesDir) {
   const src = readFileSync(file, 'utf8');
   const compiled = api.compileTemplate(src);
   const opts = { template: compiled, bosToken: '<bos>', eosToken: '<eos>', now: NOW };
-  console.log('\nHistory-length scaling (qwen3, raw JSON text request): microseconds per message; cold = a request sharing no messages with a recent one, next turn = the agent loop of section 1 (over its bare render parsing each context whole, and over the bare render taking the previous turn's parsed messages: /kept)');
+  console.log('\nHistory-length scaling (qwen3, raw JSON text request): microseconds per message; cold = a request sharing no messages with a recent one, next turn = the agent loop of section 1 (over its bare render parsing each context whole, and over the bare render taking the parsed messages of the previous turn: /kept)');
   console.log('messages   request KB   cold ms   us/msg   next turn ms   us/msg   bare render ms   us/msg   next turn /bare   /kept');
   const out = [];
   for (const total of [10, 100, 1000, 10000]) {
