@@ -115,7 +115,7 @@ async function main() {
   const library = real ? opt('library') : buildFakeLibvllm();
   const args = ['--model', model, '--library', library, '--served-model-name', 'bench', '--tool-call-parser', 'gemma4', '--max-concurrency', String(connections * 2)];
   if (real) args.push('--threads', opt('threads', '1'), '--max-model-len', '2048');
-  const child = fork(fileURLToPath(import.meta.url), [], { env: { ...process.env, BENCH_SERVER_CHILD: JSON.stringify(args) }, execArgv: ['--expose-gc'] });
+  const child = fork(fileURLToPath(import.meta.url), [], { env: { ...process.env, BENCH_SERVER_CHILD: JSON.stringify(args) }, execArgv: ['--expose-gc', ...(process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean)] });
   child.once('exit', (code) => {
     if (code !== 0) {
       console.error(`the server process exited with ${code}`);

@@ -20,6 +20,7 @@ import { accumulateDeltas, createStreamingToolParser, detectParsers, TOOL_PARSER
 import type { StreamDelta, ToolCallDelta, ToolShape } from '../parsers';
 import { createStreamingReasoningParser, REASONING_PARSERS } from '../parsers/reasoning';
 import type { ReasoningDelta, StreamingReasoningParser } from '../parsers/reasoning';
+import { withoutMember } from '../protocol/json-spans';
 import { pyJsonDumps, parsePyJson, serializePyJson } from '../protocol/pyjson';
 import { renderChatAsync, type RenderChatOptions } from '../render';
 import { loadTemplateFromPath } from '../templates/load';
@@ -123,6 +124,17 @@ function randomId(prefix: string): string {
   return `${prefix}${crypto.randomBytes(16).toString('hex')}`;
 }
 
+/** A raw-text request decoded with the values of its `messages` members left out (null); undefined where that does not decode. */
+function requestFields(text: string): Record<string, unknown> | undefined {
+  const rest = withoutMember(text, 'messages');
+  if (rest === undefined) return undefined;
+  try {
+    return toRequestValue(rest);
+  } catch {
+    return undefined;
+  }
+}
+
 function isTemplateText(value: string): boolean {
   return /\{[{%#]/.test(value);
 }
@@ -206,8 +218,15 @@ export class ChatPipeline {
   }
 
   private async prepare(input: unknown): Promise<Prepared> {
-    const request = toRequestValue(input);
+    // Of a raw-text request, only the members other than `messages` are
+    // decoded here: the renderer decodes the whole text (in the render pool,
+    // off this thread), and any text that does not decode fails there (or
+    // below, before an error of its own would) exactly as a whole decode
+    // here would.
+    const fields = typeof input === 'string' ? requestFields(input) : undefined;
+    const request = fields ?? toRequestValue(input);
     if (request.stream_options !== undefined && request.stream_options !== null && request.stream !== true) {
+      if (fields !== undefined) toRequestValue(input);
       throw new RequestValidationError('Stream options can only be defined when `stream=True`.', 'stream_options');
     }
     const renderOptions: RenderChatOptions = {

@@ -2,7 +2,8 @@
  * Where the items of one array member of a JSON object lie in its text,
  * found by a structural scan (strings skipped with indexOf) of a text that
  * is already known to be valid JSON. Used to reuse the part of a request
- * that an earlier request had byte for byte (conversation/history).
+ * that an earlier request had byte for byte (conversation/history), and to
+ * decode a request without its messages (engine/chat).
  */
 
 /** JSON whitespace (a char code). */
@@ -117,6 +118,51 @@ export function firstItemEnd(text: string, key: string): number | undefined {
   return scanMember(text, key, true)?.ends[0];
 }
 
+/** The name of the object key whose opening quote is at `i`, and the index just past it. */
+function keyAt(text: string, i: number): { name: string; end: number } {
+  const end = stringEnd(text, i);
+  const raw = text.slice(i + 1, end - 1);
+  return { name: raw.includes('\\') ? (JSON.parse(text.slice(i, end)) as string) : raw, end };
+}
+
+/**
+ * The object `text` (valid JSON) with the value of each of its members named
+ * `key` (escapes included) replaced by `null`; the text as it is when it has
+ * none; undefined when it is not an object. Whatever the text, the result
+ * is only what a decode of it without those values gives when the text is
+ * valid JSON: a caller that has not seen the text decode checks that first
+ * wherever it matters.
+ */
+export function withoutMember(text: string, key: string): string | undefined {
+  try {
+    let i = skipWs(text, 0);
+    if (text.charCodeAt(i) !== 0x7b) return undefined;
+    i = skipWs(text, i + 1);
+    if (text.charCodeAt(i) === 0x7d) return text;
+    let out = '';
+    let from = 0;
+    for (;;) {
+      const k = keyAt(text, i);
+      i = skipWs(text, k.end);
+      if (text.charCodeAt(i) !== 0x3a) return undefined;
+      i = skipWs(text, i + 1);
+      const end = valueEnd(text, i);
+      if (k.name === key) {
+        out += text.slice(from, i) + 'null';
+        from = end;
+      }
+      i = skipWs(text, end);
+      const c = text.charCodeAt(i);
+      if (c === 0x7d) break;
+      if (c !== 0x2c) return undefined;
+      i = skipWs(text, i + 1);
+    }
+    return from === 0 ? text : out + text.slice(from);
+  } catch {
+    return undefined;
+  }
+}
+
 function scanMember(text: string, key: string, firstOnly: boolean): ArraySpan | undefined {
   try {
     let i = skipWs(text, 0);
@@ -126,10 +172,9 @@ function scanMember(text: string, key: string, firstOnly: boolean): ArraySpan | 
     let seen = 0;
     if (text.charCodeAt(i) === 0x7d) return undefined;
     for (;;) {
-      const keyEnd = stringEnd(text, i);
-      const raw = text.slice(i + 1, keyEnd - 1);
-      const name = raw.includes('\\') ? (JSON.parse(text.slice(i, keyEnd)) as string) : raw;
-      i = skipWs(text, keyEnd);
+      const k = keyAt(text, i);
+      const name = k.name;
+      i = skipWs(text, k.end);
       if (text.charCodeAt(i) !== 0x3a) return undefined;
       i = skipWs(text, i + 1);
       if (name === key) {

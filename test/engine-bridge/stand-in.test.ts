@@ -21,6 +21,7 @@ import {
   renderChat,
 } from '../../src';
 import type { ChatCompletionChunk } from '../../src';
+import { toRequestValue } from '../../src/conversation';
 import { buildFakeLibvllm, makeFakeModel } from '../support/fake-libvllm';
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -527,6 +528,44 @@ describe.skipIf(!posix)('chat: our render -> the engine -> our parsers', () => {
     const err = await e.chat({ messages: bad, tools: TOOLS }).catch((x) => x);
     expect(err).toBeInstanceOf(ToolArgumentsError);
     expect(err.path).toBe('messages[1].tool_calls[0].function.arguments');
+  });
+
+  it('raw request text: the same answer and the same errors as the decoded request, whatever is wrong inside its messages', async () => {
+    const e = await load({ rules: [{ outputPrompt: true }], chatTemplate: GEMMA_STYLE, prependBos: true, specialTokens: ['<|tool_call>'] });
+    const body = { messages: history, tools: TOOLS, tool_choice: 'none', skip_special_tokens: false, temperature: 0.5 };
+    const text = JSON.stringify(body, null, 1).replace('"messages"', '"m\\u0065ssages"');
+    expect((await e.chat(text)).choices[0].message.content).toBe((await e.chat(body)).choices[0].message.content);
+    const outcome = (x: unknown) => e.chat(x).then((r) => `ok ${r.choices[0].message.content}`, (err: Error) => `${err.name}: ${err.message}`);
+    const noStream = ', "stream_options": {"include_usage": true}}';
+    // the reference: the text decoded whole first (its error, if any), then the decoded value
+    const reference = async (text: string): Promise<string> => {
+      let value: unknown;
+      try {
+        value = toRequestValue(text);
+      } catch (x) {
+        return `${(x as Error).name}: ${(x as Error).message}`;
+      }
+      return outcome(value);
+    };
+    for (const bad of [
+      // invalid JSON inside the messages: the decode error, not the stream_options one after it
+      `{"messages": [{"role": "user", "content": "a}]${noStream}`,
+      `{"messages": [{"role": "user", "content": "a"},]${noStream}`,
+      `{"messages": [{"role": "user", "content": "a"}] ${noStream.slice(1)}`.replace('"content": "a"', '"content": "a" "b"'),
+      `{"messages": ${'['.repeat(2000)}${']'.repeat(2000)}${noStream}`,
+      // a valid text: the stream_options error; the messages' own problem after it
+      `{"messages": [{"role": "user"}]${noStream}`,
+      `{"messages": [{"role": "user", "content": "a"}], "messages": 5, "tool_choice": "none"}`,
+      `{"tools": [], "messages": [{"role": "user", "content": "a"}], "tool_choice": "required"}`,
+      '[1, 2]',
+      '{"messages": [] ',
+    ]) {
+      expect(await outcome(bad), bad).toBe(await reference(bad));
+    }
+    // (the cases above reach each step: decode errors, the stream_options check, the renderer's and the tool checks)
+    const seen = await Promise.all(['{"messages": [] ', `{"messages": [{"role": "user"}]${noStream}`].map(reference));
+    expect(seen[0]).toMatch(/^RequestValidationError: Invalid JSON body: /);
+    expect(seen[1]).toBe('RequestValidationError: Stream options can only be defined when `stream=True`.');
   });
 
 });

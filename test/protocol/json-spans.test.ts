@@ -1,0 +1,55 @@
+/** withoutMember: a request decoded without its messages (the engine's chat path), against JSON.parse. */
+import { describe, expect, it } from 'vitest';
+import { withoutMember } from '../../src/protocol/json-spans';
+import { rng } from '../support/random';
+
+function randomValue(r: () => number, depth: number): unknown {
+  const k = Math.floor(r() * (depth > 3 ? 4 : 7));
+  switch (k) {
+    case 0:
+      return Math.floor(r() * 1000) - 500;
+    case 1:
+      return ['a "quoted" \\ text', 'messages', '\u00e9\u{1f600}', '', '}]', '\\"'][Math.floor(r() * 6)];
+    case 2:
+      return [true, false, null][Math.floor(r() * 3)];
+    case 3:
+      return r() * 10;
+    case 4:
+    case 5:
+      return Array.from({ length: Math.floor(r() * 4) }, () => randomValue(r, depth + 1));
+    default: {
+      const o: Record<string, unknown> = {};
+      for (let i = Math.floor(r() * 4); i > 0; i--) o[r() < 0.3 ? 'messages' : `k${Math.floor(r() * 5)}`] = randomValue(r, depth + 1);
+      return o;
+    }
+  }
+}
+
+/** A JSON text of `members` in order (duplicates kept), spaced and spelled in one of several ways. */
+function objectText(r: () => number, members: Array<[string, unknown]>): string {
+  const ws = () => [' ', '', '\n\t', '  '][Math.floor(r() * 4)]!;
+  const key = (k: string) => (k === 'messages' && r() < 0.3 ? '"m\\u0065ssages"' : JSON.stringify(k));
+  return `${ws()}{${ws()}${members.map(([k, v]) => `${key(k)}${ws()}:${ws()}${JSON.stringify(v, null, r() < 0.5 ? undefined : 1)}${ws()}`).join(`,${ws()}`)}}${ws()}`;
+}
+
+describe('withoutMember', () => {
+  it('decodes to the object with every top-level messages value null, nested ones untouched', () => {
+    const r = rng(99);
+    for (let t = 0; t < 3000; t++) {
+      const members: Array<[string, unknown]> = [];
+      for (let i = Math.floor(r() * 6); i > 0; i--) members.push([r() < 0.35 ? 'messages' : `f${Math.floor(r() * 4)}`, randomValue(r, 0)]);
+      const text = objectText(r, members);
+      const expected = JSON.parse(text) as Record<string, unknown>;
+      if ('messages' in expected) expected['messages'] = null;
+      const got = withoutMember(text, 'messages');
+      expect(got, text).toBeDefined();
+      expect(JSON.parse(got!), text).toEqual(expected);
+      expect(Object.keys(JSON.parse(got!)), text).toEqual(Object.keys(expected));
+      if (!members.some(([k]) => k === 'messages')) expect(got).toBe(text);
+    }
+  });
+
+  it('is undefined for a text that is not an object', () => {
+    for (const text of ['[1]', '5', '"messages"', '', 'null', '{"messages" 1}', '{"a": 1 "b": 2}']) expect(withoutMember(text, 'messages'), text).toBeUndefined();
+  });
+});
