@@ -145,8 +145,9 @@ export interface RenderChatOptions extends RenderLimits {
    * request text and message JSON), and build only the new messages of a
    * request whose messages continue one byte for byte. Every request (the
    * embedded backend): the native side keeps the parsed messages of recent
-   * contexts (per thread: up to 8, 4 MiB of context JSON) and parses only
-   * the messages after those a context shares with one of them. false:
+   * contexts that continued an earlier one (per thread: up to 8, 4 MiB of
+   * context JSON) and parses only the messages after those a context shares
+   * with one of them (docs/limits.md). false:
    * build and parse every request from scratch, and keep nothing of it. The
    * result is the same either way.
    */

@@ -819,9 +819,9 @@ Value parse_document(Parser& p) {
 // the first member, with no whitespace.
 constexpr std::string_view kContextHead = "{\"messages\":[";
 
-// The parsed `messages` items of a context parsed on this thread, with the
-// text they were parsed from (up to and including the byte after the last
-// item) and where each item ends.
+// The leading `messages` items of a context parsed on this thread: the text
+// they were parsed from (up to and including the byte after the last item),
+// where each item ends, and (in the parsed pool) the items themselves.
 struct KeptContext {
   std::string text;
   std::vector<size_t> ends;
@@ -829,24 +829,45 @@ struct KeptContext {
   uint64_t used = 0;
 };
 
-// Recent contexts of one thread (least recently used first to go). Values
-// are immutable once parsed (dicts are frozen by the parser), and these are
-// only read on the thread that parsed them.
-struct KeptContexts {
+// Up to kMaxEntries contexts and kMaxTextBytes of their text, least
+// recently used first to go.
+struct KeptPool {
   static constexpr size_t kMaxEntries = 8;
-  static constexpr size_t kMaxTextBytes = 4u << 20;  // kept text of all entries
+  static constexpr size_t kMaxTextBytes = 4u << 20;
   std::vector<KeptContext> entries;
   size_t text_bytes = 0;
-  uint64_t clock = 0;
 
   void drop(size_t i) {
     text_bytes -= entries[i].text.size();
-    entries.erase(entries.begin() + i);
+    entries.erase(entries.begin() + static_cast<std::ptrdiff_t>(i));
+  }
+  void add(KeptContext entry) {
+    while (!entries.empty() && (entries.size() >= kMaxEntries || text_bytes + entry.text.size() > kMaxTextBytes)) {
+      size_t oldest = 0;
+      for (size_t i = 1; i < entries.size(); ++i)
+        if (entries[i].used < entries[oldest].used) oldest = i;
+      drop(oldest);
+    }
+    text_bytes += entry.text.size();
+    entries.push_back(std::move(entry));
   }
   void clear() {
     entries.clear();
     text_bytes = 0;
   }
+};
+
+// One thread's recent contexts. Values are immutable once parsed (dicts are
+// frozen by the parser), and these are only read on the thread that parsed
+// them. `parsed` keeps the items of contexts that continued a recent one;
+// `seen` only the text of the others: a context that shares nothing with a
+// recent one is often never continued on this thread (a one-off request),
+// and its values are best freed right after its render, while they are
+// still in the cache, instead of when a later context pushes them out. The
+// first context that continues it is parsed whole and keeps its items.
+struct KeptContexts {
+  KeptPool parsed, seen;
+  uint64_t clock = 0;
 };
 
 KeptContexts& kept_contexts() {
@@ -878,33 +899,50 @@ Value json_loads(std::string_view text) {
   return parse_document(p);
 }
 
-Value json_loads_context(std::string_view text) {
-  if (text.size() > KeptContexts::kMaxTextBytes || text.substr(0, kContextHead.size()) != kContextHead) return json_loads(text);
-  KeptContexts& kept = kept_contexts();
-  // The kept context sharing the most leading items with this one: an item
-  // is shared when its bytes and the byte after it (`,` or `]`: a number's
-  // end is only known from the byte after it) are the same.
-  size_t best = SIZE_MAX, best_count = 0;
-  for (size_t i = 0; i < kept.entries.size(); ++i) {
-    const KeptContext& k = kept.entries[i];
+namespace {
+
+// The entry of `pool` sharing the most leading items with `text` (an item is
+// shared when its bytes and the byte after it, `,` or `]`, are the same: a
+// number's end is only known from the byte after it), and how many; count 0
+// when none shares one.
+struct Match {
+  size_t index = SIZE_MAX, count = 0;
+};
+Match best_match(const KeptPool& pool, std::string_view text) {
+  Match m;
+  for (size_t i = 0; i < pool.entries.size(); ++i) {
+    const KeptContext& k = pool.entries[i];
     const size_t same = common_prefix(k.text, text);
+    if (same == 0) continue;
     const size_t count = static_cast<size_t>(std::upper_bound(k.ends.begin(), k.ends.end(), same - 1) - k.ends.begin());
-    if (same > 0 && count > best_count) best = i, best_count = count;
+    if (count > m.count) m = {i, count};
   }
+  return m;
+}
+
+}  // namespace
+
+Value json_loads_context(std::string_view text) {
+  if (text.size() > KeptPool::kMaxTextBytes || text.substr(0, kContextHead.size()) != kContextHead) return json_loads(text);
+  KeptContexts& kept = kept_contexts();
+  const Match parsed = best_match(kept.parsed, text);
+  const Match seen = best_match(kept.seen, text);
+  // continuing a recent context: keep this one's items for the next
+  const bool continued = parsed.count > 0 || seen.count > 0;
   std::vector<size_t> ends;
   std::vector<Value> items;
   Parser p;
   p.s = text;
   p.messages_open = kContextHead.size() - 1;
   p.item_ends = &ends;
-  p.items_out = &items;
+  if (continued) p.items_out = &items;
   size_t resume_pos = 0;
-  if (best != SIZE_MAX) {
-    const KeptContext& k = kept.entries[best];
-    ends.assign(k.ends.begin(), k.ends.begin() + best_count);
+  if (parsed.count > 0) {
+    const KeptContext& k = kept.parsed.entries[parsed.index];
+    ends.assign(k.ends.begin(), k.ends.begin() + static_cast<std::ptrdiff_t>(parsed.count));
     resume_pos = ends.back();
     p.resume_items = k.items.data();
-    p.resume_count = best_count;
+    p.resume_count = parsed.count;
     p.resume_pos = resume_pos;
   }
   // new items in an arena of their own (kept), the rest of the context in another
@@ -914,24 +952,27 @@ Value json_loads_context(std::string_view text) {
   p.rest_arena = rest_arena.a;
   Value v = parse_document(p);
   if (ends.empty()) return v;
-  // keep this context's items in place of the one it continued
-  if (best != SIZE_MAX) kept.drop(best);
   KeptContext entry;
   entry.text.assign(text.substr(0, ends.back() + 1));
   entry.ends = std::move(ends);
-  entry.items = std::move(items);
   entry.used = ++kept.clock;
-  while (!kept.entries.empty() && (kept.entries.size() >= KeptContexts::kMaxEntries || kept.text_bytes + entry.text.size() > KeptContexts::kMaxTextBytes)) {
-    size_t oldest = 0;
-    for (size_t i = 1; i < kept.entries.size(); ++i)
-      if (kept.entries[i].used < kept.entries[oldest].used) oldest = i;
-    kept.drop(oldest);
+  // (an entry this one continues to its end is replaced by it; one it forks from stays)
+  if (!continued) {
+    kept.seen.add(std::move(entry));
+    return v;
   }
-  kept.text_bytes += entry.text.size();
-  kept.entries.push_back(std::move(entry));
+  if (seen.count > 0 && seen.count == kept.seen.entries[seen.index].ends.size()) kept.seen.drop(seen.index);
+  if (parsed.count > 0 && parsed.count == kept.parsed.entries[parsed.index].ends.size()) kept.parsed.drop(parsed.index);
+  entry.items = std::move(items);
+  kept.parsed.add(std::move(entry));
   return v;
 }
 
-void json_forget_contexts() { kept_contexts().clear(); }
+void json_forget_contexts() {
+  KeptContexts& kept = kept_contexts();
+  kept.parsed.clear();
+  kept.seen.clear();
+}
+
 
 }  // namespace jinja

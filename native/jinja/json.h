@@ -31,10 +31,11 @@ Value json_loads(std::string_view text);
 // json_loads of a template context as the package serializes it (an object
 // whose first member is `"messages":[`, no whitespace before it): the value
 // is exactly json_loads(text)'s. The leading items of that list are taken
-// from a context parsed on this thread before (up to 8, 4 MiB of text in
-// all) where their bytes, and the byte after them, are the same; the
-// others are parsed, and this context's items are kept in place of the one
-// it continued (least recently used first to go).
+// from a context parsed on this thread before where their bytes, and the
+// byte after them, are the same. A context that continues a recent one
+// keeps its items for the next (up to 8 contexts, 4 MiB of text); of one
+// that does not, only its text is kept (as many), so that the first context
+// continuing it is known as such.
 Value json_loads_context(std::string_view text);
 // Drops this thread's kept contexts.
 void json_forget_contexts();

@@ -20,8 +20,9 @@ export interface NativeRenderOptions {
   maxMemoryBytes?: number;
   /**
    * Default true: the leading messages of a context this thread parsed
-   * recently (byte for byte the same) are taken as parsed; false parses the
-   * whole context.
+   * recently (byte for byte the same, in a conversation seen continuing) are
+   * taken as parsed (docs/limits.md); false parses the whole context and
+   * keeps nothing of it.
    */
   reuseParsed?: boolean;
 }

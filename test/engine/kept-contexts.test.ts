@@ -1,6 +1,7 @@
 /**
  * The native side keeps the parsed `messages` items of recent contexts (per
- * thread) and takes them for a context whose leading bytes are the same: the
+ * thread; those of a context that continued an earlier one) and takes them
+ * for a context whose leading bytes are the same: the
  * result, value or error, must be what parsing the whole context gives
  * (`reuseParsed: false`, the json_loads path the golden suite holds to
  * Python). Contexts here grow, fork, repeat and change in the middle; their
@@ -104,6 +105,8 @@ describe('kept parsed messages (reuseParsed)', () => {
     ]) {
       const first = context(['{"role":"user"}', a!], ',"tools":null');
       const second = context(['{"role":"user"}', b!], ',"tools":null');
+      // (the first context seen again: its items are kept parsed from then on)
+      expect(outcome(first, true)).toBe(outcome(first, false));
       expect(outcome(first, true)).toBe(outcome(first, false));
       expect(outcome(second, true)).toBe(outcome(second, false));
       expect(outcome(second, true)).not.toBe(outcome(first, true));
