@@ -19,7 +19,7 @@
 // is, in a fresh process (N calls minus 1 call): that column is the JIT
 // warm-up any fresh process pays over N cases.
 import { spawnSync } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -125,7 +125,9 @@ export function batchSection(api, templatesDir, { copies = 2000 } = {}) {
       }
       const n = Math.max(200, Math.ceil(copies / 2));
       const apiMs = timeAll({ api: () => api.renderChat(c.request, opts) }, n).api;
-      const row = { name: c.name, copies, apiUs: apiMs * 1000, apiColdUs: ((cold.many - cold.one) * 1000) / (copies - 1) };
+      // the worker processes the default splits the file over (src/cli/main.ts: 256 cases and 4 MiB each at least)
+      const ranges = Math.max(1, Math.min(JOBS, Math.floor(copies / 256), Math.floor(statSync(many).size / (4 << 20))));
+      const row = { name: c.name, copies, ranges, apiUs: apiMs * 1000, apiColdUs: ((cold.many - cold.one) * 1000) / (copies - 1) };
       for (const [mode] of MODES) {
         row[mode] = {
           startMs: best[mode].one,
@@ -140,7 +142,6 @@ export function batchSection(api, templatesDir, { copies = 2000 } = {}) {
   }
   if (!rows.length) return rows;
   console.log(`best of ${RUNS} runs; start: the 1-line file (process start, addon load, first template load); prompts checked against the API`);
-  const ranges = Math.min(JOBS, Math.floor(copies / 256));
   console.log(`case                        API us/case  fresh process  /API | ${MODES.map(([m]) => `${m}: start ms  total ms  us/case  /API`).join(' | ')}`);
   for (const r of rows) {
     const fmt = (m) => `${cell(m.startMs.toFixed(0), m === r[MODES[0][0]] ? 16 : 17)}  ${cell(m.totalMs.toFixed(0), 8)}  ${cell(m.perCaseUs.toFixed(1), 7)}  ${cell((m.perCaseUs / r.apiUs).toFixed(2) + 'x', 5)}`;
@@ -148,7 +149,8 @@ export function batchSection(api, templatesDir, { copies = 2000 } = {}) {
       `${r.name.padEnd(26)} ${cell(r.apiUs.toFixed(1), 12)}  ${cell(r.apiColdUs.toFixed(1), 13)}  ${cell((r.apiColdUs / r.apiUs).toFixed(2) + 'x', 5)} | ${MODES.map(([m]) => fmt(r[m])).join(' | ')}`,
     );
   }
-  console.log(`(workers: the default, ${ranges} worker process${ranges === 1 ? '' : 'es'} at once on this ${JOBS}-CPU machine, each rendering a range of the file; --jobs 1: one worker process; --in-process: this process.`);
+  const split = rows.map((r) => `${r.ranges} for ${r.name}`).join(', ');
+  console.log(`(workers: the default, worker processes at once on this ${JOBS}-CPU machine, each rendering a range of the file (${split}); --jobs 1: one worker process; --in-process: this process.`);
   console.log(' /API: us per case over renderChat(request object, compiled template), warm, in this process; target for batch <= 1.5x.');
   console.log(` fresh process: the same API call timed as batch is, ${copies} calls minus 1 call in a new process: the JIT warm-up every fresh process pays)`);
   return rows;
