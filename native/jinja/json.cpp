@@ -875,10 +875,15 @@ KeptContexts& kept_contexts() {
   return kept;
 }
 
-// Length of the common prefix of a and b, eight bytes at a time.
+// Length of the common prefix of a and b: whole when memcmp says so, else
+// blocks by memcmp (vectorised) and the differing block eight bytes at a
+// time.
 size_t common_prefix(std::string_view a, std::string_view b) {
   const size_t n = std::min(a.size(), b.size());
+  if (std::memcmp(a.data(), b.data(), n) == 0) return n;
+  constexpr size_t kBlock = 512;
   size_t i = 0;
+  while (i + kBlock <= n && std::memcmp(a.data() + i, b.data() + i, kBlock) == 0) i += kBlock;
   for (; i + 8 <= n; i += 8) {
     uint64_t x, y;
     std::memcpy(&x, a.data() + i, 8);
