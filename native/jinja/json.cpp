@@ -290,6 +290,22 @@ struct Parser {
   std::vector<size_t>* item_ends = nullptr;
   std::vector<Value>* items_out = nullptr;
   Arena* rest_arena = nullptr;
+  // Where the `messages` list ended (just past its `]`), once parsed.
+  size_t messages_end = SIZE_MAX;
+
+  // The members of the context after its `messages` list (its tail): when
+  // the text from `tail_at` on is a kept tail's text, byte for byte, its
+  // parsed members (`tail_in`) are taken instead of parsing them; else they
+  // are recorded in `tail_out`, with where the context's `}` ended.
+  struct TailMember {
+    Value key, value;
+    uint64_t hash;
+  };
+  size_t tail_at = SIZE_MAX;
+  const std::vector<TailMember>* tail_in = nullptr;
+  size_t tail_in_close = 0;  // offset of the end of the object in the tail
+  std::vector<TailMember>* tail_out = nullptr;
+  size_t tail_out_from = SIZE_MAX, tail_out_close = SIZE_MAX;
 
   // Values of the containers being parsed, innermost last. A container
   // pushes its children here and moves them into an exactly sized vector
@@ -667,12 +683,30 @@ struct Parser {
     return SIZE_MAX;
   }
 
+  // A repeated key keeps its first position and takes the new value.
+  void add_member(size_t first, Value key, Value v, uint64_t h, KeyTable& table) {
+    size_t at = find_key(first, key, h, table);
+    if (at != SIZE_MAX) {
+      dict_stack[at].second = std::move(v);
+      return;
+    }
+    dict_stack.emplace_back(std::move(key), std::move(v));
+    key_hashes.push_back(h);
+    size_t n = dict_stack.size() - first;
+    if (n > kLinearKeys) {
+      if (2 * n + 2 > table.slots.size()) table.rebuild(key_hashes.data() + first, n);
+      else table.insert(h, n - 1);
+    }
+  }
+
   Value object() {
     enter();
     ++pos;
     size_t first = dict_stack.size();
     size_t child_depth = 0;
     KeyTable table;
+    // (only the context's own object records its tail)
+    bool recording_tail = false;
     ws();
     if (pos < s.size() && s[pos] == '}') {
       ++pos;
@@ -694,17 +728,21 @@ struct Parser {
           v = value();
           if (v.kind() >= Kind::List) child_depth = std::max(child_depth, made_depth);
         }
-        // A repeated key keeps its first position and takes the new value.
-        size_t at = find_key(first, key, h, table);
-        if (at != SIZE_MAX) {
-          dict_stack[at].second = std::move(v);
-        } else {
-          dict_stack.emplace_back(std::move(key), std::move(v));
-          key_hashes.push_back(h);
-          size_t n = dict_stack.size() - first;
-          if (n > kLinearKeys) {
-            if (2 * n + 2 > table.slots.size()) table.rebuild(key_hashes.data() + first, n);
-            else table.insert(h, n - 1);
+        if (recording_tail) tail_out->push_back({key, v, h});
+        add_member(first, std::move(key), std::move(v), h, table);
+        if (depth == 1 && pos == messages_end) {
+          if (tail_in != nullptr && pos == tail_at) {
+            // the rest of the context is a kept tail: its members, then its end
+            for (const TailMember& m : *tail_in) {
+              if (m.value.kind() >= Kind::List) child_depth = std::max(child_depth, nesting_depth(m.value));
+              add_member(first, m.key, m.value, m.hash, table);
+            }
+            pos = tail_at + tail_in_close;
+            break;
+          }
+          if (tail_out != nullptr) {
+            recording_tail = true;
+            tail_out_from = pos;
           }
         }
         ws();
@@ -714,6 +752,7 @@ struct Parser {
         ws();
       }
     }
+    if (recording_tail) tail_out_close = pos;
     --depth;
     // depth <= kMaxJsonDepth bounds the nesting, so no container built here
     // is nested deeper than kMaxNesting (check_nesting cannot fire).
@@ -763,6 +802,7 @@ struct Parser {
       if (items_out) items_out->assign(list_stack.begin() + first, list_stack.end());
       if (rest_arena) arena = rest_arena;
       messages_open = SIZE_MAX;  // (a later "messages" member is parsed as usual)
+      messages_end = pos;
     }
     auto d = std::allocate_shared<ListData>(ArenaAllocator<ListData>(arena));
     ListData* list = d.get();
@@ -865,8 +905,22 @@ struct KeptPool {
 // and its values are best freed right after its render, while they are
 // still in the cache, instead of when a later context pushes them out. The
 // first context that continues it is parsed whole and keeps its items.
+// The members of a context after its `messages` list (tools, documents,
+// kwargs: the same from one request to the next of a server), parsed, with
+// their text (from just after the list to the end) and where the context's
+// `}` ends in it.
+struct KeptTail {
+  static constexpr size_t kMaxEntries = 4;
+  static constexpr size_t kMaxTextBytes = 256u << 10;
+  std::string text;
+  std::vector<Parser::TailMember> members;
+  size_t close = 0;
+  uint64_t used = 0;
+};
+
 struct KeptContexts {
   KeptPool parsed, seen;
+  std::vector<KeptTail> tails;
   uint64_t clock = 0;
 };
 
@@ -950,12 +1004,43 @@ Value json_loads_context(std::string_view text) {
     p.resume_count = parsed.count;
     p.resume_pos = resume_pos;
   }
+  // the kept tail this text ends with (the longest), or the tail to record
+  KeptTail* tail = nullptr;
+  for (KeptTail& t : kept.tails) {
+    if (t.text.size() < text.size() - kContextHead.size() && (tail == nullptr || t.text.size() > tail->text.size()) &&
+        std::memcmp(text.data() + text.size() - t.text.size(), t.text.data(), t.text.size()) == 0)
+      tail = &t;
+  }
+  std::vector<Parser::TailMember> tail_members;
+  if (tail != nullptr) {
+    p.tail_at = text.size() - tail->text.size();
+    p.tail_in = &tail->members;
+    p.tail_in_close = tail->close;
+  } else {
+    p.tail_out = &tail_members;
+  }
   // new items in an arena of their own (kept), the rest of the context in another
   ArenaRef items_arena(std::max<size_t>(text.size() - resume_pos, 64) * kArenaBytesPerJsonByte);
   ArenaRef rest_arena(1024);
   p.arena = items_arena.a;
   p.rest_arena = rest_arena.a;
   Value v = parse_document(p);
+  if (tail != nullptr) {
+    tail->used = ++kept.clock;
+  } else if (p.tail_out_from != SIZE_MAX && p.tail_out_close != SIZE_MAX && text.size() - p.tail_out_from <= KeptTail::kMaxTextBytes) {
+    KeptTail t;
+    t.text.assign(text.substr(p.tail_out_from));
+    t.members = std::move(tail_members);
+    t.close = p.tail_out_close - p.tail_out_from;
+    t.used = ++kept.clock;
+    if (kept.tails.size() >= KeptTail::kMaxEntries) {
+      size_t oldest = 0;
+      for (size_t i = 1; i < kept.tails.size(); ++i)
+        if (kept.tails[i].used < kept.tails[oldest].used) oldest = i;
+      kept.tails.erase(kept.tails.begin() + static_cast<std::ptrdiff_t>(oldest));
+    }
+    kept.tails.push_back(std::move(t));
+  }
   if (ends.empty()) return v;
   KeptContext entry;
   entry.text.assign(text.substr(0, ends.back() + 1));
@@ -977,6 +1062,7 @@ void json_forget_contexts() {
   KeptContexts& kept = kept_contexts();
   kept.parsed.clear();
   kept.seen.clear();
+  kept.tails.clear();
 }
 
 

@@ -35,7 +35,9 @@ Value json_loads(std::string_view text);
 // byte after them, are the same. A context that continues a recent one
 // keeps its items for the next (up to 8 contexts, 4 MiB of text); of one
 // that does not, only its text is kept (as many), so that the first context
-// continuing it is known as such.
+// continuing it is known as such. The members after the list (tools,
+// documents, kwargs) are taken parsed from a recent context whose text
+// after its list is byte for byte this one's (up to 4, 256 KiB each).
 Value json_loads_context(std::string_view text);
 // Drops this thread's kept contexts.
 void json_forget_contexts();

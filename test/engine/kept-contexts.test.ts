@@ -1,7 +1,8 @@
 /**
  * The native side keeps the parsed `messages` items of recent contexts (per
  * thread; those of a context that continued an earlier one) and takes them
- * for a context whose leading bytes are the same: the
+ * for a context whose leading bytes are the same, and the members after the
+ * list for a context whose text after it is the same: the
  * result, value or error, must be what parsing the whole context gives
  * (`reuseParsed: false`, the json_loads path the golden suite holds to
  * Python). Contexts here grow, fork, repeat and change in the middle; their
