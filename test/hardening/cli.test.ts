@@ -81,6 +81,36 @@ function childrenOf(pid: number): number[] {
   return out;
 }
 
+/**
+ * `batch ARGS` in a child process, once a worker of it is blocked reading
+ * `fifo` (a case's template): opening the FIFO for writing without blocking
+ * succeeds once a reader has it open. `finish` waits for the batch to exit
+ * (status 0) and gives its result lines.
+ */
+async function batchBlockedOn(fifo: string, args: string[]): Promise<{ pid: number; finish: () => Promise<unknown[]> }> {
+  const child = spawn(process.execPath, [bin, 'batch', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  const done = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  let writer: number | undefined;
+  for (let i = 0; i < 800 && writer === undefined; i++) {
+    try {
+      writer = fs.openSync(fifo, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK);
+    } catch {
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+  expect(writer).toBeDefined();
+  return {
+    pid: child.pid!,
+    finish: async () => {
+      expect(await done).toBe(0);
+      fs.closeSync(writer!);
+      return out.trim().split('\n').map((l) => JSON.parse(l));
+    },
+  };
+}
+
 describe.runIf(process.platform === 'linux')('batch survives a worker that dies mid-case', () => {
   it('the case in flight fails on its own line and the later cases still render', async () => {
     // Case "b" reads its template from a FIFO nobody writes to, so its worker
@@ -90,27 +120,11 @@ describe.runIf(process.platform === 'linux')('batch survives a worker that dies 
     execFileSync('mkfifo', [fifo]);
     const file = path.join(tmp, 'crash.jsonl');
     fs.writeFileSync(file, [caseLine('a', 'before'), caseLine('b', 'x', fifo), caseLine('c', 'after'), caseLine('d', 'last')].join('\n') + '\n');
-    const child = spawn(process.execPath, [bin, 'batch', file], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    const done = new Promise<number | null>((resolve) => child.on('exit', resolve));
-    // Opening the FIFO for writing without blocking succeeds once a reader
-    // has it open: then the worker is inside case "b" (and blocks reading).
-    let writer: number | undefined;
-    for (let i = 0; i < 800 && writer === undefined; i++) {
-      try {
-        writer = fs.openSync(fifo, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK);
-      } catch {
-        await new Promise((r) => setTimeout(r, 25));
-      }
-    }
-    expect(writer).toBeDefined();
-    const workers = childrenOf(child.pid!);
+    const run = await batchBlockedOn(fifo, [file]);
+    const workers = childrenOf(run.pid);
     expect(workers).toHaveLength(1);
     process.kill(workers[0]!, 'SIGSEGV');
-    expect(await done).toBe(0);
-    fs.closeSync(writer!);
-    const lines = out.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = await run.finish();
     expect(lines).toEqual([
       { id: 'a', ok: true, prompt: 'before;' },
       { id: 'b', ok: false, error: 'BackendError: the batch worker process was killed by SIGSEGV while rendering this case' },
@@ -129,29 +143,15 @@ describe.runIf(process.platform === 'linux')('batch survives a worker that dies 
     );
     const file = path.join(tmp, 'crash-ranges.jsonl');
     fs.writeFileSync(file, cases.join('\n') + '\n');
-    const child = spawn(process.execPath, [bin, 'batch', file, '--jobs', '2'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    const done = new Promise<number | null>((resolve) => child.on('exit', resolve));
-    let writer: number | undefined;
-    for (let i = 0; i < 800 && writer === undefined; i++) {
-      try {
-        writer = fs.openSync(fifo, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK);
-      } catch {
-        await new Promise((r) => setTimeout(r, 25));
-      }
-    }
-    expect(writer).toBeDefined();
+    const run = await batchBlockedOn(fifo, [file, '--jobs', '2']);
     // the second range's worker: the one without an end line (it runs to the end of the input)
-    const workers = childrenOf(child.pid!).filter((pid) => {
+    const workers = childrenOf(run.pid).filter((pid) => {
       const env = fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
       return env.some((e) => e.startsWith('NODE_VLLM_CPP_BATCH_WORKER=')) && !env.some((e) => e.startsWith('NODE_VLLM_CPP_BATCH_WORKER_END='));
     });
     expect(workers).toHaveLength(1);
     process.kill(workers[0]!, 'SIGSEGV');
-    expect(await done).toBe(0);
-    fs.closeSync(writer!);
-    const lines = out.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = await run.finish();
     expect(lines).toHaveLength(640);
     lines.forEach((l, i) =>
       expect(l).toEqual(
