@@ -1,6 +1,6 @@
 // Force-included into the fuzz build (see build.sh) when it uses libc++.
 // clang in C++20 mode cannot compile the engine's headers against
-// libstdc++ 12, so the fuzzers build against libc++; libc++ before 17 has no
+// libstdc++ 12, so the fuzzers build against libc++; libc++ before 20 has no
 // std::from_chars for double, which json.cpp uses. This adds that one
 // overload on top of strtod (correctly rounded in the "C" locale the fuzzers
 // run in), for this build only.
@@ -8,7 +8,7 @@
 
 #include <charconv>
 
-#if defined(_LIBCPP_VERSION) && _LIBCPP_VERSION < 170000
+#if defined(_LIBCPP_VERSION) && _LIBCPP_VERSION < 200000
 #include <cstdlib>
 #include <string>
 

@@ -5,7 +5,8 @@
 //             $NODE_VLLM_CPP_TEMPLATES) and every template of the engine
 //             cases (test/engine/cases)
 //   json      the engine cases' context JSON, the golden cases' request
-//             bodies, the protocol decode/error vectors
+//             bodies (and two contexts of each, the second continuing the
+//             first), the protocol decode/error vectors
 //   request   the golden cases' request bodies and the protocol vectors'
 //             texts (for the TypeScript request decoder)
 // Usage: node scripts/fuzz/seeds.mjs [--out DIR]   prints the counts
@@ -45,8 +46,13 @@ export function collectSeeds() {
     // the case file's own text keeps what JSON.parse would lose
     const text = fs.readFileSync(path.join(gdir, f), 'utf8');
     seeds.json.push(text);
-    const body = JSON.stringify(readJson(path.join(gdir, f)).request);
-    seeds.request.push(body);
+    const request = readJson(path.join(gdir, f)).request;
+    seeds.request.push(JSON.stringify(request));
+    // for the kept-context check of fuzz_json: two contexts (after their
+    // `{"messages":[`), split by a NUL byte, the second continuing the first
+    const items = (Array.isArray(request?.messages) ? request.messages : []).map((m) => JSON.stringify(m));
+    const tail = `],"tools":${JSON.stringify(request?.tools ?? null)},"add_generation_prompt":true}`;
+    if (items.length > 1) seeds.json.push(`${items.slice(0, Math.ceil(items.length / 2)).join(',')}${tail}\0${items.join(',')}${tail}`);
   }
   const vectors = readJson(path.join(root, 'test', 'protocol', 'vectors.json'));
   for (const v of [...(vectors.decode ?? []), ...(vectors.errors ?? [])]) {
