@@ -270,16 +270,22 @@ try {
  * ranges' output goes to `sink` after it, in order. Returns when all are done.
  */
 export function superviseRanges(cmd: WorkerCommand, input: Uint8Array, ranges: BatchLine[][], sink: RangeSink): void {
-  const others = ranges.slice(1).map((lines, k) => {
-    const { port1, port2 } = new MessageChannel();
-    const done = new SharedArrayBuffer(4);
-    const job: RangeJob = { cmd, input, lines, last: k + 1 === ranges.length - 1, port: port2, done };
-    const thread = new Worker(threadStub(threadScript()), { eval: true, workerData: job, transferList: [port2] });
-    return { port: port1, done: new Int32Array(done), thread };
-  });
+  const others: Array<{ port: MessagePort; done: Int32Array; thread: Worker }> = [];
   let failure: string | undefined;
   try {
+    const script = ranges.length > 1 ? threadScript() : '';
+    ranges.slice(1).forEach((lines, k) => {
+      const { port1, port2 } = new MessageChannel();
+      const done = new SharedArrayBuffer(4);
+      const job: RangeJob = { cmd, input, lines, last: k + 1 === ranges.length - 1, port: port2, done };
+      const thread = new Worker(threadStub(script), { eval: true, workerData: job, transferList: [port2] });
+      others.push({ port: port1, done: new Int32Array(done), thread });
+    });
     superviseRange(cmd, input, ranges[0]!, ranges.length === 1, sink);
+  } catch (e) {
+    // (the other ranges are still waited for below; their output is not given)
+    failure = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+    throw e;
   } finally {
     for (const o of others) {
       // (the thread posts its output before it sets the flag)
