@@ -869,19 +869,18 @@ struct KeptContext {
   uint64_t used = 0;
 };
 
-// Up to kMaxEntries contexts and kMaxTextBytes of their text, least
-// recently used first to go.
-struct KeptPool {
-  static constexpr size_t kMaxEntries = 8;
-  static constexpr size_t kMaxTextBytes = 4u << 20;
-  std::vector<KeptContext> entries;
+// Up to kMaxEntries entries (each with its `text` and when it was last
+// `used`) and kMaxTextBytes of their text, least recently used first to go.
+template <class Entry, size_t kMaxEntries, size_t kMaxTextBytes>
+struct RecentPool {
+  std::vector<Entry> entries;
   size_t text_bytes = 0;
 
   void drop(size_t i) {
     text_bytes -= entries[i].text.size();
     entries.erase(entries.begin() + static_cast<std::ptrdiff_t>(i));
   }
-  void add(KeptContext entry) {
+  void add(Entry entry) {
     while (!entries.empty() && (entries.size() >= kMaxEntries || text_bytes + entry.text.size() > kMaxTextBytes)) {
       size_t oldest = 0;
       for (size_t i = 1; i < entries.size(); ++i)
@@ -891,11 +890,24 @@ struct KeptPool {
     text_bytes += entry.text.size();
     entries.push_back(std::move(entry));
   }
-  void clear() {
-    entries.clear();
-    text_bytes = 0;
-  }
 };
+
+constexpr size_t kMaxKeptContextBytes = 4u << 20;
+using KeptPool = RecentPool<KeptContext, 8, kMaxKeptContextBytes>;
+
+// The members of a context after its `messages` list (tools, documents,
+// kwargs: the same from one request to the next of a server), parsed, with
+// their text (from just after the list to the end) and where the context's
+// `}` ends in it.
+struct KeptTail {
+  std::string text;
+  std::vector<Parser::TailMember> members;
+  size_t close = 0;
+  uint64_t used = 0;
+};
+
+constexpr size_t kMaxKeptTailBytes = 256u << 10;  // one tail
+using KeptTails = RecentPool<KeptTail, 4, 4 * kMaxKeptTailBytes>;
 
 // One thread's recent contexts. Values are immutable once parsed (dicts are
 // frozen by the parser), and these are only read on the thread that parsed
@@ -905,22 +917,9 @@ struct KeptPool {
 // and its values are best freed right after its render, while they are
 // still in the cache, instead of when a later context pushes them out. The
 // first context that continues it is parsed whole and keeps its items.
-// The members of a context after its `messages` list (tools, documents,
-// kwargs: the same from one request to the next of a server), parsed, with
-// their text (from just after the list to the end) and where the context's
-// `}` ends in it.
-struct KeptTail {
-  static constexpr size_t kMaxEntries = 4;
-  static constexpr size_t kMaxTextBytes = 256u << 10;
-  std::string text;
-  std::vector<Parser::TailMember> members;
-  size_t close = 0;
-  uint64_t used = 0;
-};
-
 struct KeptContexts {
   KeptPool parsed, seen;
-  std::vector<KeptTail> tails;
+  KeptTails tails;
   uint64_t clock = 0;
 };
 
@@ -982,7 +981,7 @@ Match best_match(const KeptPool& pool, std::string_view text) {
 }  // namespace
 
 Value json_loads_context(std::string_view text) {
-  if (text.size() > KeptPool::kMaxTextBytes || text.substr(0, kContextHead.size()) != kContextHead) return json_loads(text);
+  if (text.size() > kMaxKeptContextBytes || text.substr(0, kContextHead.size()) != kContextHead) return json_loads(text);
   KeptContexts& kept = kept_contexts();
   const Match parsed = best_match(kept.parsed, text);
   const Match seen = best_match(kept.seen, text);
@@ -1006,7 +1005,7 @@ Value json_loads_context(std::string_view text) {
   }
   // the kept tail this text ends with (the longest), or the tail to record
   KeptTail* tail = nullptr;
-  for (KeptTail& t : kept.tails) {
+  for (KeptTail& t : kept.tails.entries) {
     if (t.text.size() < text.size() - kContextHead.size() && (tail == nullptr || t.text.size() > tail->text.size()) &&
         std::memcmp(text.data() + text.size() - t.text.size(), t.text.data(), t.text.size()) == 0)
       tail = &t;
@@ -1027,19 +1026,13 @@ Value json_loads_context(std::string_view text) {
   Value v = parse_document(p);
   if (tail != nullptr) {
     tail->used = ++kept.clock;
-  } else if (p.tail_out_from != SIZE_MAX && p.tail_out_close != SIZE_MAX && text.size() - p.tail_out_from <= KeptTail::kMaxTextBytes) {
+  } else if (p.tail_out_from != SIZE_MAX && p.tail_out_close != SIZE_MAX && text.size() - p.tail_out_from <= kMaxKeptTailBytes) {
     KeptTail t;
     t.text.assign(text.substr(p.tail_out_from));
     t.members = std::move(tail_members);
     t.close = p.tail_out_close - p.tail_out_from;
     t.used = ++kept.clock;
-    if (kept.tails.size() >= KeptTail::kMaxEntries) {
-      size_t oldest = 0;
-      for (size_t i = 1; i < kept.tails.size(); ++i)
-        if (kept.tails[i].used < kept.tails[oldest].used) oldest = i;
-      kept.tails.erase(kept.tails.begin() + static_cast<std::ptrdiff_t>(oldest));
-    }
-    kept.tails.push_back(std::move(t));
+    kept.tails.add(std::move(t));
   }
   if (ends.empty()) return v;
   KeptContext entry;
@@ -1057,13 +1050,5 @@ Value json_loads_context(std::string_view text) {
   kept.parsed.add(std::move(entry));
   return v;
 }
-
-void json_forget_contexts() {
-  KeptContexts& kept = kept_contexts();
-  kept.parsed.clear();
-  kept.seen.clear();
-  kept.tails.clear();
-}
-
 
 }  // namespace jinja

@@ -39,7 +39,5 @@ Value json_loads(std::string_view text);
 // documents, kwargs) are taken parsed from a recent context whose text
 // after its list is byte for byte this one's (up to 4, 256 KiB each).
 Value json_loads_context(std::string_view text);
-// Drops this thread's kept contexts.
-void json_forget_contexts();
 
 }  // namespace jinja
