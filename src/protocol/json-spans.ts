@@ -125,6 +125,38 @@ function keyAt(text: string, i: number): { name: string; end: number } {
   return { name: raw.includes('\\') ? (JSON.parse(text.slice(i, end)) as string) : raw, end };
 }
 
+/** What a member visitor returns to end the walk early. */
+const STOP = -1;
+
+/**
+ * Walks the members of the object `text` (valid JSON): `visit` gets each
+ * member's name and where its value starts, and returns where the value
+ * ends, or STOP. False when the text is not an object or the walk went
+ * wrong (including a visitor that threw).
+ */
+function eachMember(text: string, visit: (name: string, at: number) => number): boolean {
+  try {
+    let i = skipWs(text, 0);
+    if (text.charCodeAt(i) !== 0x7b) return false;
+    i = skipWs(text, i + 1);
+    if (text.charCodeAt(i) === 0x7d) return true;
+    for (;;) {
+      const k = keyAt(text, i);
+      i = skipWs(text, k.end);
+      if (text.charCodeAt(i) !== 0x3a) return false;
+      const end = visit(k.name, skipWs(text, i + 1));
+      if (end === STOP) return true;
+      i = skipWs(text, end);
+      const c = text.charCodeAt(i);
+      if (c === 0x7d) return true;
+      if (c !== 0x2c) return false;
+      i = skipWs(text, i + 1);
+    }
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The object `text` (valid JSON) with the value of each of its members named
  * `key` (escapes included) replaced by `null`; the text as it is when it has
@@ -134,74 +166,42 @@ function keyAt(text: string, i: number): { name: string; end: number } {
  * wherever it matters.
  */
 export function withoutMember(text: string, key: string): string | undefined {
-  try {
-    let i = skipWs(text, 0);
-    if (text.charCodeAt(i) !== 0x7b) return undefined;
-    i = skipWs(text, i + 1);
-    if (text.charCodeAt(i) === 0x7d) return text;
-    let out = '';
-    let from = 0;
-    for (;;) {
-      const k = keyAt(text, i);
-      i = skipWs(text, k.end);
-      if (text.charCodeAt(i) !== 0x3a) return undefined;
-      i = skipWs(text, i + 1);
-      const end = valueEnd(text, i);
-      if (k.name === key) {
-        out += text.slice(from, i) + 'null';
-        from = end;
-      }
-      i = skipWs(text, end);
-      const c = text.charCodeAt(i);
-      if (c === 0x7d) break;
-      if (c !== 0x2c) return undefined;
-      i = skipWs(text, i + 1);
+  let out = '';
+  let from = 0;
+  const walked = eachMember(text, (name, at) => {
+    const end = valueEnd(text, at);
+    if (name === key) {
+      out += text.slice(from, at) + 'null';
+      from = end;
     }
-    return from === 0 ? text : out + text.slice(from);
-  } catch {
-    return undefined;
-  }
+    return end;
+  });
+  if (!walked) return undefined;
+  return from === 0 ? text : out + text.slice(from);
 }
 
 function scanMember(text: string, key: string, firstOnly: boolean): ArraySpan | undefined {
-  try {
-    let i = skipWs(text, 0);
-    if (text.charCodeAt(i) !== 0x7b) return undefined;
-    i = skipWs(text, i + 1);
-    let span: ArraySpan | undefined;
-    let seen = 0;
-    if (text.charCodeAt(i) === 0x7d) return undefined;
-    for (;;) {
-      const k = keyAt(text, i);
-      const name = k.name;
-      i = skipWs(text, k.end);
-      if (text.charCodeAt(i) !== 0x3a) return undefined;
-      i = skipWs(text, i + 1);
-      if (name === key) {
-        seen++;
-        if (text.charCodeAt(i) !== 0x5b) return undefined;
-        if (firstOnly) {
-          const j = skipWs(text, i + 1);
-          if (text.charCodeAt(j) === 0x5d) return undefined;
-          const end = valueEnd(text, j);
-          return { open: i + 1, ends: [end], close: -1 };
-        }
-        const { ends, close } = itemEnds(text, i + 1, true);
-        span = { open: i + 1, ends, close };
-        i = close + 1;
-      } else {
-        i = valueEnd(text, i);
-      }
-      i = skipWs(text, i);
-      const c = text.charCodeAt(i);
-      if (c === 0x7d) break;
-      if (c !== 0x2c) return undefined;
-      i = skipWs(text, i + 1);
+  let span: ArraySpan | undefined;
+  let seen = 0;
+  let notArray = false;
+  const walked = eachMember(text, (name, at) => {
+    if (name !== key) return valueEnd(text, at);
+    seen++;
+    if (text.charCodeAt(at) !== 0x5b) {
+      notArray = true;
+      return STOP;
     }
-    return seen === 1 ? span : undefined;
-  } catch {
-    return undefined;
-  }
+    if (firstOnly) {
+      const j = skipWs(text, at + 1);
+      if (text.charCodeAt(j) !== 0x5d) span = { open: at + 1, ends: [valueEnd(text, j)], close: -1 };
+      return STOP;
+    }
+    const { ends, close } = itemEnds(text, at + 1, true);
+    span = { open: at + 1, ends, close };
+    return close + 1;
+  });
+  if (!walked || notArray) return undefined;
+  return firstOnly || seen === 1 ? span : undefined;
 }
 
 /** The item ends of the array text `[...]` held from `open` (just past `[`) in `s` (valid JSON). */
