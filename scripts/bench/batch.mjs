@@ -39,6 +39,7 @@ if (process.argv[2] === '--api-child') {
 const RUNS = 9;
 const CASE_NAMES = ['gemma4 tool loop (6 msgs)', 'qwen3 50 turns'];
 const JOBS = availableParallelism();
+const { BATCH_RANGE_MIN } = createRequire(import.meta.url)(join(root, 'dist', 'cjs', 'cli', 'batch-workers.js'));
 const MODES = [
   ['workers', []],
   ['--jobs 1', ['--jobs', '1']],
@@ -125,8 +126,8 @@ export function batchSection(api, templatesDir, { copies = 2000 } = {}) {
       }
       const n = Math.max(200, Math.ceil(copies / 2));
       const apiMs = timeAll({ api: () => api.renderChat(c.request, opts) }, n).api;
-      // the worker processes the default splits the file over (src/cli/main.ts: 256 cases and 4 MiB each at least)
-      const ranges = Math.max(1, Math.min(JOBS, Math.floor(copies / 256), Math.floor(statSync(many).size / (4 << 20))));
+      // the worker processes the default splits the file over
+      const ranges = Math.max(1, Math.min(JOBS, Math.floor(copies / BATCH_RANGE_MIN.cases), Math.floor(statSync(many).size / BATCH_RANGE_MIN.bytes)));
       const row = { name: c.name, copies, ranges, apiUs: apiMs * 1000, apiColdUs: ((cold.many - cold.one) * 1000) / (copies - 1) };
       for (const [mode] of MODES) {
         row[mode] = {

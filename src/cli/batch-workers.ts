@@ -178,6 +178,13 @@ export function superviseRange(cmd: WorkerCommand, input: Uint8Array, lines: rea
 }
 
 /**
+ * The least a worker process of a batch split over several is given: its
+ * start (Node, the addon, the templates) and its JIT warm-up cost as much as
+ * the first thousand or so small cases (measured in docs/performance.md).
+ */
+export const BATCH_RANGE_MIN = { cases: 256, bytes: 4 << 20 };
+
+/**
  * Case lines split into at most `jobs` contiguous ranges of about the same
  * number of bytes, each of at least `min.cases` lines and `min.bytes` bytes
  * (so a small batch gets one range: a worker's start and JIT warm-up cost as

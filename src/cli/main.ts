@@ -30,7 +30,7 @@ import { loadTemplateFromPath } from '../templates/load';
 import { PARSE_USAGE, runParse } from './parse';
 import { cmdServe, SERVE_USAGE } from './serve';
 import { decodeJson, InputFileError, parseArgs, readBytes, readInput, readToolsFile, str, UsageError } from './args';
-import { BATCH_WORKER_END_ENV, BATCH_WORKER_ENV, splitRanges, superviseRanges, type BatchLine } from './batch-workers';
+import { BATCH_RANGE_MIN, BATCH_WORKER_END_ENV, BATCH_WORKER_ENV, splitRanges, superviseRanges, type BatchLine } from './batch-workers';
 import { goldenReport } from '../golden/report';
 import { goldenDirs } from '../golden/suite';
 import { roundTripPairs, roundTripReport } from '../golden/roundtrip';
@@ -409,13 +409,6 @@ function workerNodeArgs(execArgv: readonly string[]): string[] {
   }
   return out;
 }
-
-/**
- * The least a worker process of a batch split over several is given: its
- * start (Node, the addon, the templates) and its JIT warm-up cost as much as
- * the first thousand or so small cases (measured in docs/performance.md).
- */
-const BATCH_RANGE_MIN = { cases: 256, bytes: 4 << 20 };
 
 function jobsOf(v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
