@@ -4,7 +4,7 @@ const fs = require('fs');
 const path = require('path');
 const root = path.join(__dirname, '..');
 const out = [];
-for (const dir of ['native/addon', 'native/jinja', 'native/engine']) {
+for (const dir of ['native/addon', 'native/conversation', 'native/jinja', 'native/engine']) {
   for (const f of fs.readdirSync(path.join(root, dir)).sort()) {
     if (/\.(cc|cpp)$/.test(f)) out.push(`${dir}/${f}`);
   }

@@ -1,10 +1,11 @@
 /**
  * renderChat: request -> validate -> vLLM post-processing -> marshal -> native render -> prompt.
  */
-import { buildContextKeeping, buildNextTurn, pyDeepCopy, resolveContentFormat, serializePyJson, type BuildOptions, type BuiltMessages, type Reused, type TemplateFacts, cutContinueFinal, decodeRequest, RecentConversations, type ArgumentsPolicy, type BuiltContext, type ContentFormat, type SharedValues } from './conversation';
+import { buildContextKeeping, buildNextTurn, buildTemplateContext, pyDeepCopy, resolveContentFormat, serializePyJson, type BuildOptions, type BuiltMessages, type Reused, type TemplateFacts, cutContinueFinal, decodeRequest, RecentConversations, type ArgumentsPolicy, type BuiltContext, type ContentFormat, type SharedValues } from './conversation';
 import { BackendError, TemplateLoadError } from './errors';
 import { wallClock, type NowInput } from './native/clock';
-import { CompiledTemplate, compileTemplate, type NativeRenderOptions, type RenderLimits } from './native/embedded';
+import { CompiledTemplate, compileTemplate, keepPlans, planRequest, type NativeRenderOptions, type RenderLimits } from './native/embedded';
+import { planRequestText } from './conversation/planned';
 import { loadVllmCpp } from './native/vllm-cpp';
 import { loadTemplateFromPath } from './templates/load';
 import { renderInPool } from './async';
@@ -177,6 +178,8 @@ interface Prepared {
   native: NativeRenderOptions;
   backend: Backend;
   contentFormat: ContentFormat;
+  /** Set when the messages are built natively from plans (conversation/planned): what the render needs, and what the result's messages are built from when read. */
+  planned?: { ticket: number; plans: string[] | null; text: string; facts: TemplateFacts; build: BuildOptions };
 }
 
 function hasTools(request: Record<string, unknown>): boolean {
@@ -342,7 +345,69 @@ function prepared(
   return { compiled, built, shared: out.shared, native, backend, contentFormat };
 }
 
-function prepare(input: unknown, options: RenderChatOptions): Prepared {
+/**
+ * Raw-text requests whose messages are built natively from plans
+ * (conversation/planned). `enabled` off: none are (the path of earlier
+ * releases, for tests and comparisons). `rendered` counts those rendered.
+ */
+export const plannedRequests = { enabled: true, rendered: 0 };
+
+/**
+ * The context built for the last planned request's rest (its text without
+ * the messages) with the template and options of `key` (contextKey): an
+ * agent sends the same tools and settings with every request.
+ */
+let lastPlannedRest: { key: string; rest: string; built: BuiltContext; shared: SharedValues } | undefined;
+
+/** The native side of planned messages. */
+const nativePlanning = { planRequest, keepPlans };
+
+/**
+ * A raw-text request whose messages are built natively from plans
+ * (conversation/planned): only the rest of the request is decoded and built
+ * here. Undefined where that does not apply (the usual path then gives the
+ * value or the error).
+ */
+function preparePlanned(
+  text: string,
+  options: RenderChatOptions,
+  compiled: CompiledTemplate,
+  specialTokens: Record<string, string>,
+  key: string | undefined,
+): Prepared | undefined {
+  const backend = options.backend ?? 'embedded';
+  if (backend !== 'embedded') return undefined;
+  const facts = factsOf(compiled);
+  const build = buildOptionsOf(options, specialTokens);
+  const format = resolveContentFormat(options.contentFormat, compiled.contentFormat);
+  const plan = planRequestText(text, nativePlanning, format, options.policy ?? 'strict', facts);
+  if (plan === undefined) return undefined;
+  let out: ReturnType<typeof buildContextKeeping>;
+  const kept = lastPlannedRest;
+  if (kept !== undefined && kept.key === key && kept.rest === plan.rest) {
+    // the same rest of the request as the last one, with the same template and options: the same context but its messages
+    const b = kept.built;
+    out = { built: { ...b, messages: [], warnings: b.warnings.slice(), templateVariables: b.templateVariables.slice() }, shared: { ...kept.shared } };
+  } else {
+    try {
+      out = buildContextKeeping(decodeRequest(plan.rest, { shareTools: true }), facts, build, false, undefined, true);
+    } catch {
+      return undefined;
+    }
+    // (kept only when nothing in it is the caller's own: tools shared or none)
+    const b = out.built;
+    lastPlannedRest = key !== undefined && b.tools === null && b.continueFinal === null ? { key, rest: plan.rest, built: { ...b, warnings: b.warnings.slice() }, shared: out.shared } : undefined;
+  }
+  const p = prepared(compiled, out, undefined, undefined, options, backend, specialTokens);
+  p.planned = { ticket: plan.ticket, plans: plan.plans, text, facts, build };
+  return p;
+}
+
+/**
+ * The request, ready to render. `planned`: a sync render on this thread may
+ * take the planned path (its messages built natively, from plans).
+ */
+function prepare(input: unknown, options: RenderChatOptions, planned = false): Prepared {
   // Raw request text is decoded once, losslessly, before anything looks at it.
   const text = typeof input === 'string' && options.reuseConversation !== false ? input : undefined;
   // with a compiled template, what the context depends on besides the request is known up front
@@ -354,6 +419,10 @@ function prepare(input: unknown, options: RenderChatOptions): Prepared {
     tailKey = contextKey(options.template, options, compiledTokens);
     const next = tailKey !== undefined ? prepareNextTurn(text, options, options.template, compiledTokens, tailKey) : undefined;
     if (next !== undefined) return next;
+    if (planned && plannedRequests.enabled) {
+      const p = preparePlanned(text, options, options.template, compiledTokens, tailKey);
+      if (p !== undefined) return p;
+    }
   }
   let decoded = decodeRequest(input, { shareTools: true, history: text !== undefined ? recentConversations : undefined });
   const request = decoded.value;
@@ -408,7 +477,9 @@ function finish(p: Prepared, rendered: string, readOnly = false): RenderChatResu
   };
   // shared values: the result's own copy is made on first read
   const { messages, tools } = p.shared;
-  if (messages === undefined) result.messages = built.messages;
+  const planned = p.planned;
+  if (planned !== undefined) defineLazy(result, 'messages', () => buildTemplateContext(planned.text, planned.facts, planned.build).messages);
+  else if (messages === undefined) result.messages = built.messages;
   else if (readOnly) result.messages = messages;
   else defineLazy(result, 'messages', () => pyDeepCopy(messages));
   if (tools === undefined) result.tools = built.tools;
@@ -427,7 +498,16 @@ export function renderChat<R extends ChatRequest>(request: ChatRequestInput<R>, 
 }
 
 function renderNow(request: unknown, options: RenderChatOptions, readOnly: boolean): RenderChatResult {
-  const p = prepare(request, options);
+  let p = prepare(request, options, true);
+  if (p.planned !== undefined) {
+    const rendered = p.compiled.renderPlanned(p.built.contextJson, p.planned.ticket, p.planned.plans, p.native);
+    if (rendered !== null) {
+      plannedRequests.rendered++;
+      return finish(p, rendered, readOnly);
+    }
+    // declined (a message its plan does not fit): the usual path
+    p = prepare(request, options);
+  }
   const rendered =
     p.backend === 'embedded'
       ? p.compiled.renderJson(p.built.contextJson, p.native)

@@ -13,6 +13,7 @@
 #include <new>
 #include <string>
 
+#include "conversation/plan.h"
 #include "jinja/errors.h"
 #include "jinja/json.h"
 #include "jinja/template.h"
@@ -162,7 +163,13 @@ struct RenderInput {
   // Take the leading messages parsed for a recent context on this thread
   // (json_loads_context); false: parse the whole context.
   bool reuse_parsed = true;
+  // Nonzero: the context's `messages` are the template messages of this
+  // shaped request (conversation/plan), built on the calling thread.
+  uint64_t planned_ticket = 0;
 };
+
+// A planned render whose messages could not be built as planned.
+struct PlanDeclined {};
 
 // The wall-clock fields [year, month, day, hour, minute, second, microsecond].
 void read_now(const Napi::Array& a, jinja::RenderState& st) {
@@ -198,6 +205,13 @@ std::string render_now(RenderInput& in) {
   jinja::Value ctx = in.reuse_parsed ? jinja::json_loads_context(in.context_json) : jinja::json_loads(in.context_json);
   if (ctx.kind() != jinja::Kind::Dict) {
     throw jinja::Error(jinja::ErrorKind::Json, "TypeError", "template variables must be a JSON object");
+  }
+  if (in.planned_ticket != 0) {
+    jinja::Value messages;
+    if (!nvc::planned_messages(in.planned_ticket, messages)) throw PlanDeclined{};
+    auto with = std::make_shared<jinja::DictData>(ctx.as_dict());
+    with->set(jinja::Value::string("messages"), std::move(messages));
+    ctx = jinja::Value::dict(std::move(with));
   }
   ctx.as_dict().freeze();
   return jinja::render(*in.tpl, ctx.as_dict(), in.state);
@@ -243,6 +257,23 @@ struct AsyncRender {
   }
 };
 
+// A JS string as UTF-8 (lone surrogates as U+FFFD). A short one is written
+// in one pass into this thread's scratch buffer, sized for its worst case
+// (3 bytes per UTF-16 unit), instead of being measured first.
+void read_utf8(napi_env env, napi_value v, std::string& out) {
+  static constexpr size_t kOnePassUnits = 16 * 1024;
+  thread_local std::unique_ptr<char[]> scratch(new char[kOnePassUnits * 3 + 1]);
+  size_t units = 0;
+  if (napi_get_value_string_utf16(env, v, nullptr, 0, &units) == napi_ok && units <= kOnePassUnits) {
+    size_t written = 0;
+    if (napi_get_value_string_utf8(env, v, scratch.get(), units * 3 + 1, &written) == napi_ok) {
+      out.assign(scratch.get(), written);
+      return;
+    }
+  }
+  out = Napi::String(env, v).Utf8Value();
+}
+
 class CompiledTemplate : public Napi::ObjectWrap<CompiledTemplate> {
  public:
   static Napi::Function Init(Napi::Env env) {
@@ -250,6 +281,7 @@ class CompiledTemplate : public Napi::ObjectWrap<CompiledTemplate> {
                        {
                            InstanceMethod<&CompiledTemplate::Render>("render"),
                            InstanceMethod<&CompiledTemplate::RenderAsync>("renderAsync"),
+                           InstanceMethod<&CompiledTemplate::RenderPlanned>("renderPlanned"),
                            InstanceAccessor<&CompiledTemplate::UndeclaredVariables>("undeclaredVariables"),
                            InstanceAccessor<&CompiledTemplate::ContentFormat>("contentFormat"),
                        });
@@ -269,7 +301,7 @@ class CompiledTemplate : public Napi::ObjectWrap<CompiledTemplate> {
   }
 
  private:
-  bool prepare(const Napi::CallbackInfo& info, RenderInput& in) {
+  bool prepare(const Napi::CallbackInfo& info, RenderInput& in, uint32_t options_at = 1) {
     Napi::Env env = info.Env();
     if (!tpl_) {
       Napi::Error::New(env, "template was not compiled").ThrowAsJavaScriptException();
@@ -282,33 +314,18 @@ class CompiledTemplate : public Napi::ObjectWrap<CompiledTemplate> {
     in.tpl = tpl_;
     read_utf8(env, info[0], in.context_json);
     // (json, options) or (json, now[7]): the clock alone, with no limits to read
-    if (info.Length() > 1) {
-      if (info[1].IsArray()) {
-        read_now(info[1].As<Napi::Array>(), in.state);
+    if (info.Length() > options_at) {
+      const Napi::Value opts = info[options_at];
+      if (opts.IsArray()) {
+        read_now(opts.As<Napi::Array>(), in.state);
       } else {
-        read_options(info[1], in.state);
-        if (info[1].IsObject() && info[1].As<Napi::Object>().Get("reuseParsed").StrictEquals(Napi::Boolean::New(env, false))) in.reuse_parsed = false;
+        read_options(opts, in.state);
+        if (opts.IsObject() && opts.As<Napi::Object>().Get("reuseParsed").StrictEquals(Napi::Boolean::New(env, false))) in.reuse_parsed = false;
       }
     }
     return true;
   }
 
-  // A JS string as UTF-8 (lone surrogates as U+FFFD). A short one is written
-  // in one pass into this thread's scratch buffer, sized for its worst case
-  // (3 bytes per UTF-16 unit), instead of being measured first.
-  static void read_utf8(napi_env env, napi_value v, std::string& out) {
-    static constexpr size_t kOnePassUnits = 16 * 1024;
-    thread_local std::unique_ptr<char[]> scratch(new char[kOnePassUnits * 3 + 1]);
-    size_t units = 0;
-    if (napi_get_value_string_utf16(env, v, nullptr, 0, &units) == napi_ok && units <= kOnePassUnits) {
-      size_t written = 0;
-      if (napi_get_value_string_utf8(env, v, scratch.get(), units * 3 + 1, &written) == napi_ok) {
-        out.assign(scratch.get(), written);
-        return;
-      }
-    }
-    out = Napi::String(env, v).Utf8Value();
-  }
 
   // A sync render runs on the environment's own thread, so it can ask the
   // environment itself whether it is being stopped (a Worker terminated from
@@ -338,6 +355,54 @@ class CompiledTemplate : public Napi::ObjectWrap<CompiledTemplate> {
       to_js_error(info.Env(), failure).ThrowAsJavaScriptException();
       return info.Env().Undefined();
     }
+    return Napi::String::New(info.Env(), out);
+  }
+
+  // renderPlanned(contextJson, ticket, plans, options): render, the
+  // context's `messages` being the template messages of the request shaped
+  // as `ticket` (planRequest) on this thread, built from the plans known
+  // and `plans` (shape, plan JSON, ...; config first). null: declined.
+  Napi::Value RenderPlanned(const Napi::CallbackInfo& info) {
+    napi_env env = info.Env();
+    EnvState& es = env_state(env);
+    if (info.Length() < 3 || !info[1].IsNumber() || !(info[2].IsArray() || info[2].IsNull())) {
+      Napi::TypeError::New(env, "renderPlanned(contextJson, ticket, plans, options)").ThrowAsJavaScriptException();
+      return info.Env().Undefined();
+    }
+    RenderInput in;
+    if (!prepare(info, in, 3)) return info.Env().Undefined();
+    in.planned_ticket = static_cast<uint64_t>(info[1].As<Napi::Number>().DoubleValue());
+    std::vector<std::pair<std::string, std::string>> plans;
+    std::string config;
+    if (info[2].IsArray()) {
+      Napi::Array a = info[2].As<Napi::Array>();
+      const uint32_t n = a.Length();
+      if (n > 0) config = a.Get(0u).As<Napi::String>().Utf8Value();
+      for (uint32_t i = 1; i + 1 < n; i += 2) {
+        plans.emplace_back(a.Get(i).As<Napi::String>().Utf8Value(), a.Get(i + 1).As<Napi::String>().Utf8Value());
+      }
+    }
+    SyncPoll poll{env, &es};
+    in.state.cancel = {es.stopping.get(), poll_stopped, &poll};
+    std::string out;
+    bool declined = false;
+    Failure failure;
+    bool ok = guarded(
+        [&] {
+          if (!plans.empty()) nvc::add_plans(config, plans);
+          try {
+            out = render_now(in);
+          } catch (const PlanDeclined&) {
+            declined = true;
+          }
+        },
+        failure);
+    if (!env_can_run_js(env, *es.stopping)) return Napi::Value();
+    if (!ok) {
+      to_js_error(info.Env(), failure).ThrowAsJavaScriptException();
+      return info.Env().Undefined();
+    }
+    if (declined) return info.Env().Null();
     return Napi::String::New(info.Env(), out);
   }
 
@@ -382,10 +447,59 @@ class CompiledTemplate : public Napi::ObjectWrap<CompiledTemplate> {
 // result with Python repr; used by tests that check the marshalling contract.
 Napi::Value PyRepr(const Napi::CallbackInfo& info);
 
+// planRequest(text, config): [rest, messageCount, ticket, ...unplannedShapes]
+// for a request this thread can build from plans (conversation/plan); false
+// for one that continues a request shaped here recently; else null.
+Napi::Value PlanRequest(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 2 || !info[0].IsString() || !info[1].IsString()) {
+    Napi::TypeError::New(env, "planRequest(text, config)").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  std::string text;
+  read_utf8(env, info[0], text);
+  std::string config = info[1].As<Napi::String>().Utf8Value();
+  nvc::ShapeReport report;
+  bool ok = false;
+  Failure failure;
+  if (!guarded([&] { ok = nvc::shape_request(text, config, report); }, failure)) {
+    to_js_error(env, failure).ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  if (!ok) return report.continues ? Napi::Value(Napi::Boolean::New(env, false)) : env.Null();
+  Napi::Array out = Napi::Array::New(env, 3 + report.unplanned.size());
+  out.Set(0u, Napi::String::New(env, report.rest));
+  out.Set(1u, Napi::Number::New(env, double(report.messages)));
+  out.Set(2u, Napi::Number::New(env, double(report.ticket)));
+  for (size_t i = 0; i < report.unplanned.size(); ++i) out.Set(uint32_t(3 + i), Napi::String::New(env, report.unplanned[i]));
+  return out;
+}
+
+// keepPlans([config, shape, plan, ...]): plans to keep without a render
+// (shapes the package could not plan: an empty plan).
+Napi::Value KeepPlans(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsArray()) {
+    Napi::TypeError::New(env, "keepPlans(plans)").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  Napi::Array a = info[0].As<Napi::Array>();
+  const uint32_t n = a.Length();
+  if (n == 0) return env.Undefined();
+  std::string config = a.Get(0u).As<Napi::String>().Utf8Value();
+  std::vector<std::pair<std::string, std::string>> plans;
+  for (uint32_t i = 1; i + 1 < n; i += 2) plans.emplace_back(a.Get(i).As<Napi::String>().Utf8Value(), a.Get(i + 1).As<Napi::String>().Utf8Value());
+  Failure failure;
+  if (!guarded([&] { nvc::add_plans(config, plans); }, failure)) to_js_error(env, failure).ThrowAsJavaScriptException();
+  return env.Undefined();
+}
+
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   nvc::RegisterEngine(env, exports);
   exports.Set("CompiledTemplate", CompiledTemplate::Init(env));
   exports.Set("pyReprOfJson", Napi::Function::New(env, PyRepr));
+  exports.Set("planRequest", Napi::Function::New(env, PlanRequest));
+  exports.Set("keepPlans", Napi::Function::New(env, KeepPlans));
   exports.Set("engine", Napi::String::New(env, "embedded"));
   return exports;
 }

@@ -199,7 +199,10 @@ const isDeveloper = (m: Record<string, unknown>): boolean => m['role'] === 'deve
  * what it built from the messages, for RecentConversations. A request
  * with `decoded.reused` throws NotReusable (or any error of the rest) where
  * it is not the plain case; the caller then decodes and builds it again
- * without the kept messages.
+ * without the kept messages. `planned`: the request's messages were taken
+ * out (an empty list) to be built natively from plans (conversation/planned);
+ * the context gets an empty `messages` list, and NotReusable is thrown where
+ * the messages would need more than their plans.
  */
 export function buildContextKeeping(
   decoded: DecodedRequest,
@@ -207,6 +210,7 @@ export function buildContextKeeping(
   options: BuildOptions,
   keep: boolean,
   tailKey?: string,
+  planned = false,
 ): { built: BuiltContext; shared: SharedValues; messages?: BuiltMessages } {
   const req = decoded.value;
   const reused = decoded.reused;
@@ -268,7 +272,7 @@ export function buildContextKeeping(
 
   const resolved = resolveTemplateVariables(kwargs, facts.undeclaredVariables, options.specialTokens);
   // transformers' apply_chat_template, before anything else it checks
-  if (conversation.length === 0 && prior === undefined) {
+  if (conversation.length === 0 && prior === undefined && !planned) {
     throw new RequestValidationError(
       'messages: Cannot apply chat template to an empty conversation. Provide at least one message.',
       'messages',
@@ -286,6 +290,8 @@ export function buildContextKeeping(
   }
 
   if (prior !== undefined && options.transformersNormalization === false) throw new NotReusable();
+  // (planned messages, built natively, are those of a plain request: no continue-final tag, normalized)
+  if (planned && (resolved.continueFinalMessage || options.transformersNormalization === false)) throw new NotReusable();
   const fresh = options.transformersNormalization === false ? conversation : normalizeForTemplate(conversation);
   const messages = prior !== undefined ? prior.objects.concat(fresh) : fresh;
   let templateMessages: unknown[] = messages;
@@ -353,7 +359,7 @@ const CONTEXT_HEAD = '{"messages":[';
  * `prior`, throws NotReusable where the result would not be what a build
  * of the whole conversation gives.
  */
-function buildMessagesPart(
+export function buildMessagesPart(
   rawMessages: Record<string, unknown>[],
   format: ContentFormat,
   policy: ArgumentsPolicy,

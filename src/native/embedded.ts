@@ -55,6 +55,20 @@ export class CompiledTemplate {
     }
   }
 
+  /**
+   * renderJson of a context whose `messages` are built on this thread from
+   * the request planRequest shaped as `ticket`, with `plans` (config, then
+   * shape and plan JSON pairs) added first. null: declined.
+   * @internal
+   */
+  renderPlanned(contextJson: string, ticket: number, plans: string[] | null, options?: NativeRenderOptions): string | null {
+    try {
+      return this.#native.renderPlanned(contextJson, ticket, plans, nativeOptions(options));
+    } catch (e) {
+      throw fromNativeError(e);
+    }
+  }
+
   /** Same as renderJson, off the event loop. */
   async renderJsonAsync(contextJson: string, options?: NativeRenderOptions): Promise<string> {
     try {
@@ -105,6 +119,23 @@ export function compileTemplate(source: string): CompiledTemplate {
   cache.set(hash, compiled);
   if (cache.size > CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
   return compiled;
+}
+
+/**
+ * The request text taken apart on this thread for a planned render
+ * (conversation/planned): [rest, messageCount, ticket, ...unplannedShapes],
+ * null where it is not the plain case, false where it continues a request
+ * taken apart here recently (an agent's next turn: the package builds it on
+ * the messages it keeps).
+ * @internal
+ */
+export function planRequest(text: string, config: string): [string, number, number, ...string[]] | null | false {
+  return loadEmbedded().planRequest(text, config);
+}
+
+/** Keeps plans ([config, shape, plan JSON, ...]) on this thread without a render. @internal */
+export function keepPlans(plans: string[]): void {
+  loadEmbedded().keepPlans(plans);
 }
 
 /** Python repr of a JSON text parsed with json.loads semantics (diagnostics and tests). */

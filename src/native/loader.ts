@@ -31,6 +31,8 @@ export interface NativeCompiledTemplate {
   /** `options` is the options object, or the `now` fields alone. */
   render(contextJson: string, options?: NativeRenderOptions | number[]): string;
   renderAsync(contextJson: string, options?: NativeRenderOptions | number[]): Promise<string>;
+  /** render, with the context's `messages` built from plans for the request planRequest shaped as `ticket` on this thread; null: declined. */
+  renderPlanned(contextJson: string, ticket: number, plans: string[] | null, options?: NativeRenderOptions | number[]): string | null;
   readonly undeclaredVariables: string[];
   readonly contentFormat: 'string' | 'openai';
 }
@@ -38,6 +40,10 @@ export interface NativeCompiledTemplate {
 export interface NativeBinding {
   CompiledTemplate: new (source: string) => NativeCompiledTemplate;
   pyReprOfJson(json: string): string;
+  /** [rest, messageCount, ticket, ...unplannedShapes], or null (conversation/planned). */
+  planRequest(text: string, config: string): [string, number, number, ...string[]] | null | false;
+  /** Keeps plans ([config, shape, plan JSON, ...]) without a render. */
+  keepPlans(plans: string[]): void;
   engine: string;
 }
 

@@ -6,12 +6,12 @@
  * golden suite checks against pinned vLLM), and nothing a caller gets back
  * may be shared with later requests.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { compileTemplate, renderChat, type RenderChatOptions } from '../../src';
 import { buildContextKeeping, decodeRequest, NotReusable, RecentConversations } from '../../src/conversation';
 import { memberArraySpan } from '../../src/protocol/json-spans';
 import { serializePyJson } from '../../src/protocol/pyjson';
-import { recentConversations } from '../../src/render';
+import { plannedRequests, recentConversations } from '../../src/render';
 import { rng } from '../support/random';
 
 // Every message as the template sees it (keys, order, Python types via tojson), and the tools.
@@ -24,7 +24,7 @@ type Msg = Record<string, unknown>;
 
 /** One random message; some of them take the paths the reuse must refuse or carry over. */
 function message(rand: () => number, i: number): Msg {
-  const pick = Math.floor(rand() * 22);
+  const pick = Math.floor(rand() * 28);
   const text = ['plain', 'caf\u00e9 \u2603', 'quote " and \\ backslash', 'emoji \ud83d\ude00', 'line\nbreak', '{"messages": []}'][Math.floor(rand() * 6)]!;
   switch (pick) {
     case 0:
@@ -57,6 +57,21 @@ function message(rand: () => number, i: number): Msg {
       return { role: 'custom_role', content: `custom ${i}` };
     case 13:
       return { role: 'assistant', content: null, tool_calls: [{ id: `c${i}`, type: 'function', function: { name: 'f', arguments: `{"2": "b", "1": "a", "f": -0.0, "e": 1e400}` } }] };
+    case 14:
+      return { role: 'tool', tool_call_id: `c${i}`, name: 'f', content: '' };
+    case 15:
+      // arguments that decode to a list (the strict policy takes it as it is) or to null
+      return { role: 'assistant', content: null, tool_calls: [{ id: `c${i}`, type: 'function', function: { name: 'f', arguments: rand() < 0.5 ? '[1, 2]' : 'null' } }] };
+    case 16:
+      // strings that look like the planned path's slot markers, in text and in arguments
+      return { role: 'assistant', content: '{"\\u0000abc":0}', tool_calls: [{ id: '{"\\u0000":1}', type: 'function', function: { name: 'f', arguments: '{"\\u0000abc": 0}' } }] };
+    case 17:
+      return { role: 'assistant', content: '', tool_calls: [{ id: `c${i}`, type: 'function', function: { name: 'f', arguments: '' } }], reasoning: `r ${i}` };
+    case 18:
+      // arguments with a lone surrogate escape, and a key order of their own
+      return { role: 'assistant', content: null, tool_calls: [{ function: { arguments: `{"s": "\\ud800 ${i}"}`, name: 'f' }, type: 'function', id: `c${i}` }] };
+    case 19:
+      return { content: `content first ${i}`, role: 'user', extra: { n: 1.5, i: 10, name: `n ${i}` } };
     default:
       return { role: rand() < 0.5 ? 'user' : 'assistant', content: `${text} ${i}` };
   }
@@ -110,42 +125,58 @@ function reference(text: string, options: RenderChatOptions): unknown {
 afterEach(() => {
   recentConversations.enabled = true;
   recentConversations.clear();
+  plannedRequests.enabled = true;
 });
 
+/**
+ * Random conversations (`count`), each rendered turn by turn with random
+ * options and spellings, every result compared with a build from scratch.
+ * Returns how many renders were compared.
+ */
+function compareSequences(seed: number, count: number): number {
+  const rand = rng(seed);
+  let compared = 0;
+  for (let conv = 0; conv < count; conv++) {
+    const messages: Msg[] = [];
+    const plainOnly = rand() < 0.5; // half the conversations stay in the plain case throughout
+    const turns = 3 + Math.floor(rand() * 10);
+    for (let t = 0; t < turns; t++) {
+      const add = 1 + Math.floor(rand() * 3);
+      for (let k = 0; k < add; k++) messages.push(plainOnly ? { role: k % 2 ? 'assistant' : 'user', content: `m ${messages.length} \u00e9` } : message(rand, messages.length));
+      // sometimes an earlier message is changed (the client edits its history) or the last turn is dropped
+      if (rand() < 0.1 && messages.length > 2) messages[Math.floor(rand() * messages.length)] = message(rand, 99);
+      if (rand() < 0.05 && messages.length > 3) messages.splice(-2);
+      const options: RenderChatOptions = {
+        template: rand() < 0.9 ? TEMPLATES[rand() < 0.8 ? 0 : 1]! : SEES,
+        policy: rand() < 0.8 ? 'strict' : 'lenient',
+        contentFormat: rand() < 0.8 ? 'auto' : rand() < 0.5 ? 'openai' : 'string',
+        now: '2026-01-01T00:00:00',
+      };
+      if (rand() < 0.15) options.bosToken = rand() < 0.5 ? '<s>' : '';
+      if (rand() < 0.15) options.chatTemplateKwargs = rand() < 0.5 ? { x: 1 } : { x: 'two', y: [1.5] };
+      if (rand() < 0.1) options.addGenerationPrompt = rand() < 0.5;
+      const text = requestText(messages, rand);
+      const repeats = rand() < 0.2 ? 2 : 1;
+      for (let r = 0; r < repeats; r++) {
+        expect(outcome(text, options), `conversation ${conv}, turn ${t}: ${text.slice(0, 200)}`).toEqual(reference(text, options));
+        compared++;
+      }
+    }
+  }
+  return compared;
+}
+
 describe('reuse of the messages of a continued conversation', () => {
+  // (these count the requests the reuse takes: without planned messages, which would take the first of each conversation)
+  beforeEach(() => {
+    plannedRequests.enabled = false;
+  });
+
   it('renders what a build from scratch renders, for any sequence of requests', () => {
-    const rand = rng(2026);
     recentConversations.clear();
     const before = recentConversations.reusedRequests;
     const nextBefore = recentConversations.nextTurns;
-    let compared = 0;
-    for (let conv = 0; conv < 60; conv++) {
-      const messages: Msg[] = [];
-      const plainOnly = rand() < 0.5; // half the conversations stay in the plain case throughout
-      const turns = 3 + Math.floor(rand() * 10);
-      for (let t = 0; t < turns; t++) {
-        const add = 1 + Math.floor(rand() * 3);
-        for (let k = 0; k < add; k++) messages.push(plainOnly ? { role: k % 2 ? 'assistant' : 'user', content: `m ${messages.length} \u00e9` } : message(rand, messages.length));
-        // sometimes an earlier message is changed (the client edits its history) or the last turn is dropped
-        if (rand() < 0.1 && messages.length > 2) messages[Math.floor(rand() * messages.length)] = message(rand, 99);
-        if (rand() < 0.05 && messages.length > 3) messages.splice(-2);
-        const options: RenderChatOptions = {
-          template: rand() < 0.9 ? TEMPLATES[rand() < 0.8 ? 0 : 1]! : SEES,
-          policy: rand() < 0.8 ? 'strict' : 'lenient',
-          contentFormat: rand() < 0.8 ? 'auto' : rand() < 0.5 ? 'openai' : 'string',
-          now: '2026-01-01T00:00:00',
-        };
-        if (rand() < 0.15) options.bosToken = rand() < 0.5 ? '<s>' : '';
-        if (rand() < 0.15) options.chatTemplateKwargs = rand() < 0.5 ? { x: 1 } : { x: 'two', y: [1.5] };
-        if (rand() < 0.1) options.addGenerationPrompt = rand() < 0.5;
-        const text = requestText(messages, rand);
-        const repeats = rand() < 0.2 ? 2 : 1;
-        for (let r = 0; r < repeats; r++) {
-          expect(outcome(text, options), `conversation ${conv}, turn ${t}: ${text.slice(0, 200)}`).toEqual(reference(text, options));
-          compared++;
-        }
-      }
-    }
+    const compared = compareSequences(2026, 60);
     expect(compared).toBeGreaterThan(300);
     // the sequences do exercise the reuse
     expect(recentConversations.reusedRequests - before).toBeGreaterThan(80);
@@ -177,7 +208,7 @@ describe('reuse of the messages of a continued conversation', () => {
     const options: RenderChatOptions = { template: TEMPLATES[0]!, now: '2026-01-01T00:00:00', policy: 'lenient' };
     const messages: Msg[] = [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }, { role: 'user', content: 'c' }];
     renderChat(JSON.stringify({ messages }), options);
-    messages.push(message(() => 7 / 22, 3), { role: 'assistant', content: 'partial' });
+    messages.push(message(() => 7 / 28, 3), { role: 'assistant', content: 'partial' });
     for (const text of [JSON.stringify({ messages }), JSON.stringify({ messages, add_generation_prompt: false, continue_final_message: true })]) {
       const got = outcome(text, options) as { warnings: string[] };
       expect(got).toEqual(reference(text, options));
@@ -302,5 +333,75 @@ describe('memberArraySpan', () => {
     expect(memberArraySpan('{"messages": {"0": 1}}', 'messages')).toBeUndefined();
     expect(memberArraySpan('[{"messages": [1]}]', 'messages')).toBeUndefined();
     expect(memberArraySpan('{"m\\u0065ssages": [1]}', 'messages')?.ends).toEqual([20]);
+  });
+});
+
+describe('planned messages (built natively from plans)', () => {
+  it('renders what a build from scratch renders, for any single request', () => {
+    const rand = rng(7);
+    const rendered = plannedRequests.rendered;
+    let compared = 0;
+    for (let n = 0; n < 400; n++) {
+      // a conversation of its own: its first message is new
+      const messages: Msg[] = [{ role: 'user', content: `request ${n}` }];
+      const count = Math.floor(rand() * 8);
+      const plain = rand() < 0.4;
+      for (let k = 0; k < count; k++) messages.push(plain ? { role: k % 2 ? 'user' : 'assistant', content: `m ${k}` } : message(rand, k + 1));
+      const options: RenderChatOptions = {
+        template: TEMPLATES[rand() < 0.7 ? 0 : 1]!,
+        policy: rand() < 0.8 ? 'strict' : 'lenient',
+        contentFormat: rand() < 0.7 ? 'auto' : rand() < 0.5 ? 'openai' : 'string',
+        now: '2026-01-01T00:00:00',
+      };
+      if (rand() < 0.2) options.chatTemplateKwargs = { x: 'kw' };
+      const text = requestText(messages, rand);
+      expect(outcome(text, options), `request ${n}: ${text.slice(0, 300)}`).toEqual(reference(text, options));
+      compared++;
+    }
+    expect(compared).toBe(400);
+    // most requests do take the planned path
+    expect(plannedRequests.rendered - rendered).toBeGreaterThan(150);
+  });
+
+  it('renders what a build from scratch renders, for any sequence of requests, with the reuse of continued conversations', () => {
+    const rendered = plannedRequests.rendered;
+    const reused = recentConversations.reusedRequests;
+    expect(compareSequences(99, 40)).toBeGreaterThan(150);
+    expect(plannedRequests.rendered - rendered).toBeGreaterThan(20);
+    // an agent's next turn still takes the kept messages
+    expect(recentConversations.reusedRequests - reused).toBeGreaterThan(20);
+  });
+
+  it('gives each caller its own messages and tools', () => {
+    const options: RenderChatOptions = { template: TEMPLATES[0]!, now: '2026-01-01T00:00:00' };
+    const text = JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'own 1' }], tools: [{ type: 'function', function: { name: 'f' } }] });
+    const rendered = plannedRequests.rendered;
+    const first = renderChat(text, options);
+    expect(plannedRequests.rendered).toBe(rendered + 1);
+    (first.messages[0] as Msg).content = 'changed';
+    (first.tools![0] as Msg).type = 'changed';
+    const second = renderChat(text.replace('own 1', 'own 2'), options);
+    expect(plannedRequests.rendered).toBe(rendered + 2);
+    expect(second.messages).toEqual([{ role: 'user', content: 'own 2' }]);
+    const again = text.replace('own 1', 'own 2');
+    expect(serializePyJson(second.tools)).toBe((reference(again, options) as { tools: string }).tools);
+    expect(second.tools).not.toBe(first.tools);
+    expect(Object.keys(second)).toEqual(['prompt', 'messages', 'tools', 'contentFormat', 'warnings', 'templateHash', 'backend']);
+  });
+
+  it('takes an agent next turn on the kept messages, not on plans', () => {
+    const options: RenderChatOptions = { template: TEMPLATES[0]!, now: '2026-01-01T00:00:00' };
+    const messages: Msg[] = [{ role: 'system', content: 'a long enough system prompt for the request head to match' }, { role: 'user', content: 'first' }];
+    const turn = () => JSON.stringify({ model: 'm', messages });
+    const rendered = plannedRequests.rendered;
+    const nextTurns = recentConversations.nextTurns;
+    renderChat(turn(), options);
+    messages.push({ role: 'assistant', content: 'one' }, { role: 'user', content: 'two' });
+    renderChat(turn(), options);
+    messages.push({ role: 'assistant', content: 'three' }, { role: 'user', content: 'four' });
+    const third = renderChat(turn(), options);
+    expect(plannedRequests.rendered).toBe(rendered + 1);
+    expect(recentConversations.nextTurns).toBe(nextTurns + 1);
+    expect(third.prompt).toBe((reference(turn(), options) as { prompt: string }).prompt);
   });
 });

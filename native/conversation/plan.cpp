@@ -1,0 +1,545 @@
+#include "conversation/plan.h"
+
+#include <charconv>
+#include <cstring>
+#include <memory>
+#include <unordered_map>
+
+#include "jinja/errors.h"
+#include "jinja/json.h"
+
+namespace nvc {
+
+using jinja::Kind;
+using jinja::Value;
+
+namespace {
+
+// The package's settings (see shape_request).
+struct Config {
+  std::string text;
+  std::string nonce;
+  size_t max_depth = 0;
+  std::vector<std::string> opaque;
+  // A slot's string as the shape writes it (before its number): {"\u0000<nonce>":
+  std::string slot_prefix;
+  // The one key of a slot decoded as JSON: NUL, then the nonce.
+  std::string decoded_key;
+};
+
+bool parse_config(std::string_view text, Config& c) {
+  c.text.assign(text);
+  std::vector<std::string_view> lines;
+  size_t at = 0;
+  while (at <= text.size()) {
+    size_t nl = text.find('\n', at);
+    if (nl == std::string_view::npos) nl = text.size();
+    lines.push_back(text.substr(at, nl - at));
+    at = nl + 1;
+  }
+  if (lines.size() < 3 || lines[0].empty()) return false;
+  for (char ch : lines[0])
+    if (!((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f'))) return false;
+  c.nonce.assign(lines[0]);
+  auto [p, ec] = std::from_chars(lines[1].data(), lines[1].data() + lines[1].size(), c.max_depth);
+  if (ec != std::errc() || p != lines[1].data() + lines[1].size()) return false;
+  for (size_t i = 3; i < lines.size(); ++i)
+    if (!lines[i].empty()) c.opaque.emplace_back(lines[i]);
+  c.slot_prefix = "{\"\\u0000" + c.nonce + "\":";
+  c.decoded_key = std::string(1, '\0') + c.nonce;
+  return true;
+}
+
+// One node of a compiled plan.
+struct PlanNode {
+  enum class K : uint8_t { Const, Slot, Decoded, List, Dict } k = K::Const;
+  Value value;  // Const
+  uint32_t slot = 0;
+  std::vector<Value> keys;       // Dict
+  std::vector<PlanNode> items;   // List items, Dict values
+};
+
+struct Plan {
+  bool ok = false;  // false: the package could not plan the shape
+  PlanNode root;
+};
+
+constexpr size_t kMaxCaches = 4;
+constexpr size_t kMaxPlans = 1024;
+constexpr size_t kMaxShapeBytes = 4096;
+
+struct Cache {
+  Config config;
+  std::unordered_map<std::string, std::shared_ptr<const Plan>> plans;
+};
+
+struct State {
+  std::vector<std::unique_ptr<Cache>> caches;  // most recently used first
+  uint64_t next_ticket = 1;
+  // the last shaped request
+  uint64_t ticket = 0;
+  Cache* cache = nullptr;
+  std::vector<std::string> shapes;   // its distinct shapes
+  std::vector<uint32_t> shape_of;    // per message: index into shapes
+  std::vector<uint32_t> slot_begin;  // per message: its first slot (plus one past the last)
+  std::vector<Value> slots;
+  void drop_request() {
+    ticket = 0;
+    cache = nullptr;
+    shapes.clear();
+    shape_of.clear();
+    slot_begin.clear();
+    slots.clear();
+  }
+};
+
+thread_local State g_state;
+
+// Request texts this thread shaped recently, and where their messages end
+// (found when first needed): a request that continues one of them, byte for
+// byte, is an agent's next turn, which the package builds on the messages
+// it keeps of the request before (so that one is not shaped here).
+struct RecentText {
+  std::string text;
+  bool scanned = false;
+  size_t end = std::string::npos;  // just past the last message
+};
+constexpr size_t kRecentTexts = 8;
+constexpr size_t kMaxRecentText = 1u << 20;
+thread_local std::vector<RecentText> g_recent;  // most recent first
+
+// Past the closing quote of the string starting at `at`.
+size_t string_end(std::string_view s, size_t at) {
+  size_t i = at + 1;
+  for (;;) {
+    size_t q = s.find('"', i);
+    if (q == std::string_view::npos) return s.size();
+    size_t slashes = 0;
+    while (q - slashes > at + 1 && s[q - 1 - slashes] == '\\') ++slashes;
+    if (slashes % 2 == 0) return q + 1;
+    i = q + 1;
+  }
+}
+
+bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+// Just past the last item of the top-level `messages` list of a JSON
+// object's text (npos: none found).
+size_t messages_end(std::string_view s) {
+  size_t depth = 0;
+  bool after_messages_key = false;
+  bool in_messages = false;
+  for (size_t i = 0; i < s.size();) {
+    char c = s[i];
+    if (c == '"') {
+      size_t e = string_end(s, i);
+      if (depth == 1) {
+        size_t k = e;
+        while (k < s.size() && is_ws(s[k])) ++k;
+        if (k < s.size() && s[k] == ':') after_messages_key = s.substr(i, e - i) == "\"messages\"";
+      }
+      i = e;
+      continue;
+    }
+    if (c == '{' || c == '[') {
+      if (depth == 1 && c == '[' && after_messages_key) in_messages = true;
+      ++depth;
+    } else if (c == '}' || c == ']') {
+      if (depth == 0) return std::string_view::npos;
+      --depth;
+      if (depth == 1 && c == ']' && in_messages) {
+        size_t e = i;
+        while (e > 0 && is_ws(s[e - 1])) --e;
+        return e;
+      }
+    } else if (c == ',' && depth == 1) {
+      after_messages_key = false;
+    }
+    ++i;
+  }
+  return std::string_view::npos;
+}
+
+// `text` is `r`'s text up to the end of its messages, then more messages.
+bool continues(RecentText& r, std::string_view text) {
+  constexpr size_t kHead = 64;
+  if (text.size() <= kHead || r.text.size() <= kHead || std::memcmp(text.data(), r.text.data(), kHead) != 0) return false;
+  if (!r.scanned) {
+    r.end = messages_end(r.text);
+    r.scanned = true;
+  }
+  return r.end != std::string::npos && r.end < text.size() && text[r.end] == ',' && std::memcmp(text.data(), r.text.data(), r.end) == 0 &&
+         r.text[r.end - 1] == '}';
+}
+
+void remember(std::string_view text) {
+  if (text.size() > kMaxRecentText) return;
+  if (g_recent.size() >= kRecentTexts) g_recent.pop_back();
+  g_recent.insert(g_recent.begin(), RecentText{std::string(text)});
+}
+
+Cache* cache_for(std::string_view config) {
+  auto& cs = g_state.caches;
+  for (size_t i = 0; i < cs.size(); ++i) {
+    if (cs[i]->config.text == config) {
+      if (i != 0) std::rotate(cs.begin(), cs.begin() + long(i), cs.begin() + long(i) + 1);
+      return cs[0].get();
+    }
+  }
+  auto c = std::make_unique<Cache>();
+  if (!parse_config(config, c->config)) return nullptr;
+  if (cs.size() >= kMaxCaches) {
+    if (cs.back().get() == g_state.cache) g_state.drop_request();
+    cs.pop_back();
+  }
+  cs.insert(cs.begin(), std::move(c));
+  return cs[0].get();
+}
+
+// Lone surrogates are kept by the parser as generalised UTF-8 (ED A0..BF ..).
+bool has_surrogate(std::string_view s) {
+  for (size_t i = s.find('\xED'); i != std::string_view::npos && i + 1 < s.size(); i = s.find('\xED', i + 1))
+    if (static_cast<unsigned char>(s[i + 1]) >= 0xA0) return true;
+  return false;
+}
+
+// A JSON string literal, as json.dumps(ensure_ascii=False) writes it (the
+// text is valid UTF-8 here: lone surrogates were declined before).
+void write_string(std::string& out, std::string_view s) {
+  out.push_back('"');
+  size_t run = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    unsigned char b = static_cast<unsigned char>(s[i]);
+    if (b >= 0x20 && b != '"' && b != '\\') continue;
+    out.append(s.data() + run, i - run);
+    run = i + 1;
+    switch (b) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      default: {
+        static const char hex[] = "0123456789abcdef";
+        char u[6] = {'\\', 'u', '0', '0', hex[b >> 4], hex[b & 15]};
+        out.append(u, 6);
+      }
+    }
+  }
+  out.append(s.data() + run, s.size() - run);
+  out.push_back('"');
+}
+
+struct ShapeWriter {
+  const Config& config;
+  std::string& out;
+  std::vector<Value>& slots;
+  uint32_t message_slots = 0;
+
+  bool opaque(std::string_view key) const {
+    for (const std::string& k : config.opaque)
+      if (k == key) return true;
+    return false;
+  }
+
+  bool value(const Value& v, size_t depth, bool under_opaque) {
+    if (depth > config.max_depth || out.size() > kMaxShapeBytes) return false;
+    switch (v.kind()) {
+      case Kind::None: out += "null"; return true;
+      case Kind::Bool: out += v.as_bool() ? "true" : "false"; return true;
+      case Kind::Int: {
+        char buf[24];
+        auto r = std::to_chars(buf, buf + sizeof buf, v.as_int());
+        out.append(buf, size_t(r.ptr - buf));
+        return true;
+      }
+      case Kind::BigInt:
+      case Kind::Float:
+        out += jinja::json_dumps(v, jinja::JsonDumpsOptions{});
+        return true;
+      case Kind::Str: {
+        const std::string& s = v.as_str();
+        if (has_surrogate(s)) return false;
+        if (under_opaque && !s.empty()) {
+          // the slot marker {"\u0000<nonce>":k}, as a JSON string literal
+          out += "\"{\\\"\\\\u0000";
+          out += config.nonce;
+          out += "\\\":";
+          char buf[12];
+          auto r = std::to_chars(buf, buf + sizeof buf, message_slots++);
+          out.append(buf, size_t(r.ptr - buf));
+          out += "}\"";
+          slots.push_back(v);
+          return true;
+        }
+        write_string(out, s);
+        return true;
+      }
+      case Kind::List: {
+        out.push_back('[');
+        bool first = true;
+        for (const Value& item : v.items()) {
+          if (!first) out.push_back(',');
+          first = false;
+          if (!value(item, depth + 1, false)) return false;
+        }
+        out.push_back(']');
+        return true;
+      }
+      case Kind::Dict: {
+        out.push_back('{');
+        bool first = true;
+        for (const auto& [k, item] : v.as_dict().entries()) {
+          if (!k.is_str() || has_surrogate(k.as_str())) return false;
+          if (!first) out.push_back(',');
+          first = false;
+          write_string(out, k.as_str());
+          out.push_back(':');
+          if (!value(item, depth + 1, opaque(k.as_str()))) return false;
+        }
+        out.push_back('}');
+        return true;
+      }
+      default:
+        return false;
+    }
+  }
+};
+
+// The slot number of a slot marker string, or -1.
+long slot_of(const Config& c, std::string_view s) {
+  if (s.size() < c.slot_prefix.size() + 2 || s.compare(0, c.slot_prefix.size(), c.slot_prefix) != 0 || s.back() != '}') return -1;
+  std::string_view digits = s.substr(c.slot_prefix.size(), s.size() - c.slot_prefix.size() - 1);
+  uint32_t k = 0;
+  auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), k);
+  if (ec != std::errc() || p != digits.data() + digits.size()) return -1;
+  return long(k);
+}
+
+// Compiles a plan value: subtrees without markers are kept as they are.
+// False: a marker where the plan cannot use it (a key, part of a string).
+bool compile(const Config& c, const Value& v, PlanNode& node, size_t depth) {
+  if (depth > c.max_depth) return false;
+  node.k = PlanNode::K::Const;
+  node.value = v;
+  switch (v.kind()) {
+    case Kind::Str: {
+      const std::string& s = v.as_str();
+      long k = slot_of(c, s);
+      if (k >= 0) {
+        node.k = PlanNode::K::Slot;
+        node.slot = uint32_t(k);
+        return true;
+      }
+      // a nonce anywhere else: the plan put a slot's string inside another
+      return s.find(c.nonce) == std::string::npos;
+    }
+    case Kind::List: {
+      bool marked = false;
+      node.items.resize(v.items().size());
+      for (size_t i = 0; i < v.items().size(); ++i) {
+        if (!compile(c, v.items()[i], node.items[i], depth + 1)) return false;
+        marked |= node.items[i].k != PlanNode::K::Const;
+      }
+      if (marked) node.k = PlanNode::K::List;
+      else node.items.clear();
+      return true;
+    }
+    case Kind::Dict: {
+      const auto& entries = v.as_dict().entries();
+      if (entries.size() == 1 && entries[0].first.is_str() && entries[0].first.as_str() == c.decoded_key) {
+        if (entries[0].second.kind() != Kind::Int || entries[0].second.as_int() < 0) return false;
+        node.k = PlanNode::K::Decoded;
+        node.slot = uint32_t(entries[0].second.as_int());
+        return true;
+      }
+      bool marked = false;
+      node.items.resize(entries.size());
+      node.keys.reserve(entries.size());
+      for (size_t i = 0; i < entries.size(); ++i) {
+        const Value& key = entries[i].first;
+        if (key.is_str() && key.as_str().find(c.nonce) != std::string::npos) return false;
+        node.keys.push_back(key);
+        if (!compile(c, entries[i].second, node.items[i], depth + 1)) return false;
+        marked |= node.items[i].k != PlanNode::K::Const;
+      }
+      if (marked) {
+        node.k = PlanNode::K::Dict;
+      } else {
+        node.items.clear();
+        node.keys.clear();
+      }
+      return true;
+    }
+    default:
+      return true;
+  }
+}
+
+// A slot decoded as JSON: only an object is taken (anything else is the
+// package's to handle), and only one free of lone surrogates.
+bool decode_slot(const Value& s, Value& out) {
+  std::string_view text = s.as_str();
+  for (size_t i = text.find("\\u"); i != std::string_view::npos; i = text.find("\\u", i + 2)) {
+    if (i + 3 < text.size() && (text[i + 2] == 'd' || text[i + 2] == 'D')) {
+      char h = text[i + 3];
+      if ((h >= '8' && h <= '9') || (h >= 'a' && h <= 'f') || (h >= 'A' && h <= 'F')) return false;
+    }
+  }
+  try {
+    out = jinja::json_loads(text);
+  } catch (const jinja::Error&) {
+    return false;
+  }
+  return out.kind() == Kind::Dict;
+}
+
+bool build(const PlanNode& node, const Value* slots, uint32_t count, Value& out) {
+  switch (node.k) {
+    case PlanNode::K::Const: out = node.value; return true;
+    case PlanNode::K::Slot:
+      if (node.slot >= count) return false;
+      out = slots[node.slot];
+      return true;
+    case PlanNode::K::Decoded:
+      return node.slot < count && decode_slot(slots[node.slot], out);
+    case PlanNode::K::List: {
+      std::vector<Value> items(node.items.size());
+      for (size_t i = 0; i < items.size(); ++i)
+        if (!build(node.items[i], slots, count, items[i])) return false;
+      out = Value::list(std::move(items));
+      return true;
+    }
+    case PlanNode::K::Dict: {
+      auto d = std::allocate_shared<jinja::DictData>(jinja::PoolAllocator<jinja::DictData>());
+      d->reserve(node.keys.size());
+      for (size_t i = 0; i < node.keys.size(); ++i) {
+        Value item;
+        if (!build(node.items[i], slots, count, item)) return false;
+        d->set(node.keys[i], std::move(item));
+      }
+      out = Value::dict(std::move(d));
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+bool shape_request(std::string_view text, std::string_view config, ShapeReport& out) {
+  State& st = g_state;
+  st.drop_request();
+  for (RecentText& r : g_recent) {
+    if (continues(r, text)) {
+      out.continues = true;
+      return false;
+    }
+  }
+  Cache* cache = cache_for(config);
+  if (cache == nullptr) return false;
+  const Config& c = cache->config;
+  Value request;
+  try {
+    request = jinja::json_loads(text);
+  } catch (const jinja::Error&) {
+    return false;
+  }
+  if (request.kind() != Kind::Dict || request.as_dict().depth() > c.max_depth) return false;
+  const auto& members = request.as_dict().entries();
+  const Value* messages = nullptr;
+  for (const auto& [k, v] : members) {
+    if (k.is_str() && k.as_str() == "messages") messages = &v;
+  }
+  if (messages == nullptr || messages->kind() != Kind::List || messages->items().empty()) return false;
+  const auto& items = messages->items();
+  std::unordered_map<std::string, uint32_t> distinct;
+  std::string shape;
+  st.shape_of.reserve(items.size());
+  st.slot_begin.reserve(items.size() + 1);
+  for (const Value& m : items) {
+    if (m.kind() != Kind::Dict) {
+      st.drop_request();
+      return false;
+    }
+    shape.clear();
+    st.slot_begin.push_back(uint32_t(st.slots.size()));
+    ShapeWriter w{c, shape, st.slots};
+    if (!w.value(m, 1, false)) {
+      st.drop_request();
+      return false;
+    }
+    auto [it, fresh] = distinct.try_emplace(shape, uint32_t(st.shapes.size()));
+    if (fresh) {
+      st.shapes.push_back(shape);
+      auto known = cache->plans.find(shape);
+      if (known == cache->plans.end()) {
+        out.unplanned.push_back(shape);
+      } else if (!known->second->ok) {
+        // a shape the package could not plan: its requests take the usual path
+        st.drop_request();
+        return false;
+      }
+    }
+    st.shape_of.push_back(it->second);
+  }
+  st.slot_begin.push_back(uint32_t(st.slots.size()));
+  // the rest of the request, its messages an empty list
+  auto rest = std::make_shared<jinja::DictData>(request.as_dict());
+  rest->set(Value::string("messages"), Value::list({}));
+  jinja::JsonDumpsOptions dump;
+  dump.item_separator = ",";
+  dump.key_separator = ":";
+  dump.ensure_ascii = true;
+  out.rest = jinja::json_dumps(Value::dict(std::move(rest)), dump);
+  out.messages = items.size();
+  remember(text);
+  st.cache = cache;
+  st.ticket = out.ticket = st.next_ticket++;
+  return true;
+}
+
+void add_plans(std::string_view config, const std::vector<std::pair<std::string, std::string>>& plans) {
+  Cache* cache = cache_for(config);
+  if (cache == nullptr) return;
+  if (cache->plans.size() + plans.size() > kMaxPlans) cache->plans.clear();
+  for (const auto& [shape, json] : plans) {
+    auto plan = std::make_shared<Plan>();
+    if (!json.empty()) {
+      try {
+        plan->ok = compile(cache->config, jinja::json_loads(json), plan->root, 1);
+      } catch (const jinja::Error&) {
+        plan->ok = false;
+      }
+    }
+    cache->plans[shape] = std::move(plan);
+  }
+}
+
+bool planned_messages(uint64_t ticket, Value& out) {
+  State& st = g_state;
+  if (ticket == 0 || ticket != st.ticket || st.cache == nullptr) return false;
+  std::vector<const Plan*> plans(st.shapes.size());
+  for (size_t i = 0; i < st.shapes.size(); ++i) {
+    auto it = st.cache->plans.find(st.shapes[i]);
+    if (it == st.cache->plans.end() || !it->second->ok) return false;
+    plans[i] = it->second.get();
+  }
+  std::vector<Value> messages(st.shape_of.size());
+  for (size_t i = 0; i < messages.size(); ++i) {
+    uint32_t begin = st.slot_begin[i];
+    if (!build(plans[st.shape_of[i]]->root, st.slots.data() + begin, st.slot_begin[i + 1] - begin, messages[i])) return false;
+  }
+  out = Value::list(std::move(messages));
+  return true;
+}
+
+void forget_plans() {
+  g_recent.clear();
+  g_state.drop_request();
+  g_state.caches.clear();
+}
+
+}  // namespace nvc
