@@ -205,32 +205,7 @@ bool has_surrogate(std::string_view s) {
 
 // A JSON string literal, as json.dumps(ensure_ascii=False) writes it (the
 // text is valid UTF-8 here: lone surrogates were declined before).
-void write_string(std::string& out, std::string_view s) {
-  out.push_back('"');
-  size_t run = 0;
-  for (size_t i = 0; i < s.size(); ++i) {
-    unsigned char b = static_cast<unsigned char>(s[i]);
-    if (b >= 0x20 && b != '"' && b != '\\') continue;
-    out.append(s.data() + run, i - run);
-    run = i + 1;
-    switch (b) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      default: {
-        static const char hex[] = "0123456789abcdef";
-        char u[6] = {'\\', 'u', '0', '0', hex[b >> 4], hex[b & 15]};
-        out.append(u, 6);
-      }
-    }
-  }
-  out.append(s.data() + run, s.size() - run);
-  out.push_back('"');
-}
+void write_string(std::string& out, std::string_view s) { jinja::json_append_string(out, s, false); }
 
 struct ShapeWriter {
   const Config& config;

@@ -29,7 +29,83 @@ namespace {
 constexpr size_t kMaxJsonDepth = 1000;  // Python's default recursion limit
 const char kHex[] = "0123456789abcdef";
 
+}  // namespace
+
 // ---------------------------------------------------------------- dumps
+
+bool json_append_string(std::string& out, std::string_view s, bool ensure_ascii) {
+  bool non_ascii = false;
+  out.reserve(out.size() + s.size() + 2);  // the usual case: no escapes
+  out.push_back('"');
+  for (size_t i = 0; i < s.size();) {
+    unsigned char b = static_cast<unsigned char>(s[i]);
+    if (b >= 0x20 && b < 0x80 && b != '"' && b != '\\' && !(b == 0x7f && ensure_ascii)) {
+      // Copy the run of plain ASCII in one go, finding its end eight
+      // bytes per step first (same borrow trick as Parser::scan_plain:
+      // the lowest flagged byte is a real stop byte).
+      size_t j = i + 1;
+      constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
+      while (j + 8 <= s.size()) {
+        uint64_t v;
+        std::memcpy(&v, s.data() + j, 8);
+        uint64_t q = v ^ (kOnes * '"'), b = v ^ (kOnes * '\\'), d = v ^ (kOnes * 0x7f);
+        uint64_t hit = (((q - kOnes) & ~q) | ((b - kOnes) & ~b) | ((d - kOnes) & ~d) | ((v - kOnes * 0x20) & ~v) | v) & kHigh;
+        if (hit) {
+          j += std::countr_zero(hit) / 8;
+          break;
+        }
+        j += 8;
+      }
+      while (j < s.size()) {
+        unsigned char c = static_cast<unsigned char>(s[j]);
+        if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') break;
+        ++j;
+      }
+      out.append(s.data() + i, j - i);
+      i = j;
+      continue;
+    }
+    if (b < 0x80) {
+      ++i;
+      switch (b) {
+        case '"': out += "\\\""; break;
+        case '\\': out += "\\\\"; break;
+        case '\n': out += "\\n"; break;
+        case '\r': out += "\\r"; break;
+        case '\t': out += "\\t"; break;
+        case '\b': out += "\\b"; break;
+        case '\f': out += "\\f"; break;
+        default:
+          out += "\\u00";
+          out.push_back(kHex[b >> 4]);
+          out.push_back(kHex[b & 15]);
+      }
+      continue;
+    }
+    size_t start = i;
+    char32_t cp = unicode::decode_next(s, i);
+    if (!ensure_ascii) {
+      non_ascii = true;
+      out.append(s.data() + start, i - start);
+      continue;
+    }
+    auto u16 = [&](uint32_t u) {
+      out += "\\u";
+      for (int sh = 12; sh >= 0; sh -= 4) out.push_back(kHex[(u >> sh) & 15]);
+    };
+    if (cp >= 0x10000) {
+      uint32_t v = cp - 0x10000;
+      u16(0xD800 + (v >> 10));
+      u16(0xDC00 + (v & 0x3FF));
+    } else {
+      u16(cp);
+    }
+  }
+  out.push_back('"');
+  return non_ascii;
+}
+
+namespace {
 
 struct Dumper {
   const JsonDumpsOptions& opt;
@@ -52,73 +128,7 @@ struct Dumper {
   }
 
   void str(std::string_view s) {
-    out.reserve(out.size() + s.size() + 2);  // the usual case: no escapes
-    out.push_back('"');
-    for (size_t i = 0; i < s.size();) {
-      unsigned char b = static_cast<unsigned char>(s[i]);
-      if (b >= 0x20 && b < 0x80 && b != '"' && b != '\\' && !(b == 0x7f && opt.ensure_ascii)) {
-        // Copy the run of plain ASCII in one go, finding its end eight
-        // bytes per step first (same borrow trick as Parser::scan_plain:
-        // the lowest flagged byte is a real stop byte).
-        size_t j = i + 1;
-        constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
-        while (j + 8 <= s.size()) {
-          uint64_t v;
-          std::memcpy(&v, s.data() + j, 8);
-          uint64_t q = v ^ (kOnes * '"'), b = v ^ (kOnes * '\\'), d = v ^ (kOnes * 0x7f);
-          uint64_t hit = (((q - kOnes) & ~q) | ((b - kOnes) & ~b) | ((d - kOnes) & ~d) | ((v - kOnes * 0x20) & ~v) | v) & kHigh;
-          if (hit) {
-            j += std::countr_zero(hit) / 8;
-            break;
-          }
-          j += 8;
-        }
-        while (j < s.size()) {
-          unsigned char c = static_cast<unsigned char>(s[j]);
-          if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') break;
-          ++j;
-        }
-        out.append(s.data() + i, j - i);
-        i = j;
-        continue;
-      }
-      if (b < 0x80) {
-        ++i;
-        switch (b) {
-          case '"': out += "\\\""; break;
-          case '\\': out += "\\\\"; break;
-          case '\n': out += "\\n"; break;
-          case '\r': out += "\\r"; break;
-          case '\t': out += "\\t"; break;
-          case '\b': out += "\\b"; break;
-          case '\f': out += "\\f"; break;
-          default:
-            out += "\\u00";
-            out.push_back(kHex[b >> 4]);
-            out.push_back(kHex[b & 15]);
-        }
-        continue;
-      }
-      size_t start = i;
-      char32_t cp = unicode::decode_next(s, i);
-      if (!opt.ensure_ascii) {
-        ascii_out = false;
-        out.append(s.data() + start, i - start);
-        continue;
-      }
-      auto u16 = [&](uint32_t u) {
-        out += "\\u";
-        for (int sh = 12; sh >= 0; sh -= 4) out.push_back(kHex[(u >> sh) & 15]);
-      };
-      if (cp >= 0x10000) {
-        uint32_t v = cp - 0x10000;
-        u16(0xD800 + (v >> 10));
-        u16(0xDC00 + (v & 0x3FF));
-      } else {
-        u16(cp);
-      }
-    }
-    out.push_back('"');
+    if (json_append_string(out, s, opt.ensure_ascii)) ascii_out = false;
   }
 
   void floating(double d) {

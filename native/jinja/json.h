@@ -23,6 +23,11 @@ std::string json_dumps(const Value& v, const JsonDumpsOptions& options);
 // The same as a str value (the |tojson filter), without rescanning the text.
 Value json_dumps_value(const Value& v, const JsonDumpsOptions& options);
 
+// Appends `s` (UTF-8) as a JSON string literal, as json.dumps writes it
+// (ensure_ascii: non-ASCII as \u escapes). Returns whether it wrote any
+// non-ASCII byte.
+bool json_append_string(std::string& out, std::string_view s, bool ensure_ascii);
+
 // json.loads(text): key order kept, duplicate keys keep the first position
 // with the last value, exact big ints, int/float split, NaN/Infinity/-Infinity.
 // Throws Error(ErrorKind::Json, "JSONDecodeError", "<Python's message>").

@@ -244,7 +244,7 @@ export function caseTable(api, templatesDir, { targetMs = 60 } = {}) {
     );
   }
   console.log(
-    '(/bare: renderChat time over the bare render of the same context parsing the whole context (reuseParsed: false), target <= 1.25x. Raw-text requests: cold = one that shares no messages with a recent request; ' +
+    '(/bare: renderChat time over the bare render of the same context parsing the whole context (reuseParsed: false), target <= 1.25x. Raw-text requests: cold = one that shares no messages with a recent request (decoded once, natively: planned messages); ' +
       'next turn = an agent loop, the last turns of the case (up to 10) in order, each the previous request plus two messages (only those are decoded, built and parsed natively), /bare over the bare render of the same turns, ms scaled to the size of the case by that ratio; ' +
       '/kept: over the bare render of the same turns taking the previous turn\'s parsed messages too (renderJson\'s default); repeat = the same text again. ' +
       'vLLM and minijinja columns: their time over our cold and next-turn times)',
