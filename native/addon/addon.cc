@@ -340,22 +340,30 @@ class CompiledTemplate : public Napi::ObjectWrap<CompiledTemplate> {
     return !env_can_run_js(p->env, *p->st->stopping);
   }
 
-  Napi::Value Render(const Napi::CallbackInfo& info) {
-    napi_env env = info.Env();
+  // Runs `step` (which fills `out`) as a sync render on this thread: the
+  // render polls the environment's stop flag, and a stopped environment
+  // gets nothing back. Returns the output as a JS string, or undefined with
+  // the failure thrown.
+  template <typename Step>
+  Napi::Value render_sync(napi_env env, RenderInput& in, Step&& step) {
     EnvState& es = env_state(env);
-    RenderInput in;
-    if (!prepare(info, in)) return info.Env().Undefined();
     SyncPoll poll{env, &es};
     in.state.cancel = {es.stopping.get(), poll_stopped, &poll};
     std::string out;
     Failure failure;
-    bool ok = guarded([&] { out = render_now(in); }, failure);
+    const bool ok = guarded([&] { step(out); }, failure);
     if (!env_can_run_js(env, *es.stopping)) return Napi::Value();
     if (!ok) {
-      to_js_error(info.Env(), failure).ThrowAsJavaScriptException();
-      return info.Env().Undefined();
+      to_js_error(Napi::Env(env), failure).ThrowAsJavaScriptException();
+      return Napi::Env(env).Undefined();
     }
-    return Napi::String::New(info.Env(), out);
+    return Napi::String::New(env, out);
+  }
+
+  Napi::Value Render(const Napi::CallbackInfo& info) {
+    RenderInput in;
+    if (!prepare(info, in)) return info.Env().Undefined();
+    return render_sync(info.Env(), in, [&](std::string& out) { out = render_now(in); });
   }
 
   // renderPlanned(contextJson, ticket, plans, options): render, the
@@ -364,7 +372,6 @@ class CompiledTemplate : public Napi::ObjectWrap<CompiledTemplate> {
   // and `plans` (shape, plan JSON, ...; config first). null: declined.
   Napi::Value RenderPlanned(const Napi::CallbackInfo& info) {
     napi_env env = info.Env();
-    EnvState& es = env_state(env);
     if (info.Length() < 3 || !info[1].IsNumber() || !(info[2].IsArray() || info[2].IsNull())) {
       Napi::TypeError::New(env, "renderPlanned(contextJson, ticket, plans, options)").ThrowAsJavaScriptException();
       return info.Env().Undefined();
@@ -382,28 +389,17 @@ class CompiledTemplate : public Napi::ObjectWrap<CompiledTemplate> {
         plans.emplace_back(a.Get(i).As<Napi::String>().Utf8Value(), a.Get(i + 1).As<Napi::String>().Utf8Value());
       }
     }
-    SyncPoll poll{env, &es};
-    in.state.cancel = {es.stopping.get(), poll_stopped, &poll};
-    std::string out;
     bool declined = false;
-    Failure failure;
-    bool ok = guarded(
-        [&] {
-          if (!plans.empty()) nvc::add_plans(config, plans);
-          try {
-            out = render_now(in);
-          } catch (const PlanDeclined&) {
-            declined = true;
-          }
-        },
-        failure);
-    if (!env_can_run_js(env, *es.stopping)) return Napi::Value();
-    if (!ok) {
-      to_js_error(info.Env(), failure).ThrowAsJavaScriptException();
-      return info.Env().Undefined();
-    }
-    if (declined) return info.Env().Null();
-    return Napi::String::New(info.Env(), out);
+    Napi::Value out = render_sync(env, in, [&](std::string& text) {
+      if (!plans.empty()) nvc::add_plans(config, plans);
+      try {
+        text = render_now(in);
+      } catch (const PlanDeclined&) {
+        declined = true;
+      }
+    });
+    if (declined && !out.IsEmpty() && out.IsString()) return info.Env().Null();
+    return out;
   }
 
   Napi::Value RenderAsync(const Napi::CallbackInfo& info) {
@@ -447,7 +443,7 @@ class CompiledTemplate : public Napi::ObjectWrap<CompiledTemplate> {
 // result with Python repr; used by tests that check the marshalling contract.
 Napi::Value PyRepr(const Napi::CallbackInfo& info);
 
-// planRequest(text, config): [rest, messageCount, ticket, ...unplannedShapes]
+// planRequest(text, config): [rest, ticket, ...unplannedShapes]
 // for a request this thread can build from plans (conversation/plan); false
 // for one that continues a request shaped here recently; else null.
 Napi::Value PlanRequest(const Napi::CallbackInfo& info) {
@@ -467,11 +463,10 @@ Napi::Value PlanRequest(const Napi::CallbackInfo& info) {
     return env.Undefined();
   }
   if (!ok) return report.continues ? Napi::Value(Napi::Boolean::New(env, false)) : env.Null();
-  Napi::Array out = Napi::Array::New(env, 3 + report.unplanned.size());
+  Napi::Array out = Napi::Array::New(env, 2 + report.unplanned.size());
   out.Set(0u, Napi::String::New(env, report.rest));
-  out.Set(1u, Napi::Number::New(env, double(report.messages)));
-  out.Set(2u, Napi::Number::New(env, double(report.ticket)));
-  for (size_t i = 0; i < report.unplanned.size(); ++i) out.Set(uint32_t(3 + i), Napi::String::New(env, report.unplanned[i]));
+  out.Set(1u, Napi::Number::New(env, double(report.ticket)));
+  for (size_t i = 0; i < report.unplanned.size(); ++i) out.Set(uint32_t(2 + i), Napi::String::New(env, report.unplanned[i]));
   return out;
 }
 

@@ -293,12 +293,11 @@ long slot_of(const Config& c, std::string_view s) {
   return long(k);
 }
 
-// Compiles a plan value: subtrees without markers are kept as they are.
-// False: a marker where the plan cannot use it (a key, part of a string).
-bool compile(const Config& c, const Value& v, PlanNode& node, size_t depth) {
+bool compile(const Config& c, const Value& v, PlanNode& node, size_t depth);
+
+bool compile_node(const Config& c, const Value& v, PlanNode& node, size_t depth) {
   if (depth > c.max_depth) return false;
   node.k = PlanNode::K::Const;
-  node.value = v;
   switch (v.kind()) {
     case Kind::Str: {
       const std::string& s = v.as_str();
@@ -351,6 +350,14 @@ bool compile(const Config& c, const Value& v, PlanNode& node, size_t depth) {
     default:
       return true;
   }
+}
+
+// Compiles a plan value: subtrees without markers are kept as they are.
+// False: a marker where the plan cannot use it (a key, part of a string).
+bool compile(const Config& c, const Value& v, PlanNode& node, size_t depth) {
+  if (!compile_node(c, v, node, depth)) return false;
+  if (node.k == PlanNode::K::Const) node.value = v;
+  return true;
 }
 
 // A slot decoded as JSON: only an object is taken (anything else is the
@@ -469,7 +476,6 @@ bool shape_request(std::string_view text, std::string_view config, ShapeReport& 
   dump.key_separator = ":";
   dump.ensure_ascii = true;
   out.rest = jinja::json_dumps(Value::dict(std::move(rest)), dump);
-  out.messages = items.size();
   remember(text);
   st.cache = cache;
   st.ticket = out.ticket = st.next_ticket++;

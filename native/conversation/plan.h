@@ -26,7 +26,6 @@ namespace nvc {
 struct ShapeReport {
   // The request as JSON with `messages` an empty list (ASCII: lone surrogates escaped).
   std::string rest;
-  size_t messages = 0;
   // Distinct shapes of this request's messages that have no plan yet.
   std::vector<std::string> unplanned;
   // Names this request's state for planned_messages.

@@ -20,7 +20,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
-import { parsePyJson } from '../protocol/pyjson';
+import { parsePyJson, serializePyJson } from '../protocol/pyjson';
 import { decodeUtf8Strict } from '../protocol/utf8';
 
 /** Set in the environment of a batch worker process: the first line number it renders. */
@@ -63,6 +63,16 @@ function caseId(bytes: Uint8Array): unknown {
   } catch {
     return null;
   }
+}
+
+/**
+ * A batch result line (no newline): the case's `id` as Python's json.dumps
+ * writes what the case holds (big integers and `1.0` as they were), then
+ * `ok` and the prompt or the error.
+ */
+export function resultLine(id: unknown, outcome: { prompt: string } | { error: string }): string {
+  const head = `{"id":${serializePyJson(id ?? null, { compact: true })},"ok":`;
+  return 'prompt' in outcome ? `${head}true,"prompt":${JSON.stringify(outcome.prompt)}}` : `${head}false,"error":${JSON.stringify(outcome.error)}}`;
 }
 
 /**
@@ -169,7 +179,7 @@ export function superviseRange(cmd: WorkerCommand, input: Uint8Array, lines: rea
       if (next >= lines.length) break;
       const how = r.signal !== null ? `was killed by ${r.signal}` : `exited with code ${r.status}`;
       const error = `BackendError: the batch worker process ${how} while rendering this case`;
-      sink.line(JSON.stringify({ id: caseId(input.subarray(lines[next]!.start, lines[next]!.end)), ok: false, error }));
+      sink.line(resultLine(caseId(input.subarray(lines[next]!.start, lines[next]!.end)), { error }));
       next++;
     }
   } finally {

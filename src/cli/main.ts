@@ -21,6 +21,7 @@ import { isUtf8 } from 'node:buffer';
 import * as fs from 'node:fs';
 import { availableParallelism } from 'node:os';
 import * as path from 'node:path';
+import { isWs, takeMembers } from '../protocol/json-spans';
 import { parsePyJson } from '../protocol/pyjson';
 import { decodeUtf8Strict, Utf8DecodeError } from '../protocol/utf8';
 import { renderChat, type Backend, type ChatRequestInput, type RenderChatOptions } from '../render';
@@ -30,7 +31,7 @@ import { loadTemplateFromPath } from '../templates/load';
 import { PARSE_USAGE, runParse } from './parse';
 import { cmdServe, SERVE_USAGE } from './serve';
 import { decodeJson, InputFileError, parseArgs, readBytes, readInput, readToolsFile, str, UsageError } from './args';
-import { BATCH_RANGE_MIN, BATCH_WORKER_END_ENV, BATCH_WORKER_ENV, splitRanges, superviseRanges, type BatchLine } from './batch-workers';
+import { BATCH_RANGE_MIN, BATCH_WORKER_END_ENV, BATCH_WORKER_ENV, resultLine, splitRanges, superviseRanges, type BatchLine } from './batch-workers';
 import { goldenReport } from '../golden/report';
 import { goldenDirs } from '../golden/suite';
 import { roundTripPairs, roundTripReport } from '../golden/roundtrip';
@@ -271,6 +272,77 @@ interface BatchRun {
   inputIsUtf8: boolean;
 }
 
+/** A case's render options (validated by renderChat, like any request; one options shape for every case). */
+function caseOptions(c: Lossless, run: BatchRun, hasTools: boolean): RenderChatOptions {
+  const template = optString(c, 'template');
+  if (!template) throw new TypeError('"template" (a path) is required');
+  const agp = field(c, 'add_generation_prompt');
+  const kwargs = field(c, 'kwargs');
+  const t = batchTemplate(run, template, hasTools);
+  return {
+    template: t.compiled,
+    templatePath: t.compiled === undefined ? t.templatePath : undefined,
+    specialTokens: t.specialTokens,
+    bosToken: optString(c, 'bos_token'),
+    eosToken: optString(c, 'eos_token'),
+    now: optString(c, 'now'),
+    addGenerationPrompt: agp === undefined ? true : Boolean(agp),
+    chatTemplateKwargs: kwargs === undefined || kwargs === null ? undefined : (kwargs as Record<string, unknown>),
+    backend: run.backend,
+  };
+}
+
+/** The first non-whitespace character after the `[` at `at` is `]`. */
+function emptyArrayAt(s: string, at: number): boolean {
+  let i = at + 1;
+  while (i < s.length && isWs(s.charCodeAt(i))) i++;
+  return s.charCodeAt(i) === 0x5d;
+}
+
+/**
+ * A case rendered from its raw text: its `messages` and `tools` go to
+ * renderChat as request text, as a server's raw request does (decoded once,
+ * natively), and only the rest of the line is decoded here. Undefined
+ * whenever that does not simply succeed (the line or the rest does not
+ * decode, `messages` or `tools` is not a single array, the template did not
+ * load, the render failed): the case then takes the decoded-object path,
+ * which gives its result, error line included, as before. A success here is
+ * that path's success: when the rest and the request text decode, so does
+ * the line (json-spans takeMembers), and the request text path renders
+ * what the object path renders.
+ */
+function runRawCase(raw: string, run: BatchRun): string | undefined {
+  const taken = takeMembers(raw, ['messages', 'tools']);
+  const messages = taken?.spans.get('messages');
+  if (taken === undefined || messages === undefined || raw.charCodeAt(messages[0]) !== 0x5b) return undefined;
+  const tools = taken.spans.get('tools');
+  if (tools !== undefined && raw.charCodeAt(tools[0]) !== 0x5b) return undefined;
+  let c: Lossless;
+  try {
+    c = parsePyJson(taken.rest) as Lossless;
+  } catch {
+    return undefined;
+  }
+  if (c === null || typeof c !== 'object' || Array.isArray(c)) return undefined;
+  try {
+    const options = caseOptions(c, run, tools !== undefined && !emptyArrayAt(raw, tools[0]));
+    if (options.template === undefined) return undefined;
+    const request = `{"messages":${raw.slice(messages[0], messages[1])}${tools === undefined ? '' : `,"tools":${raw.slice(tools[0], tools[1])}`}}`;
+    return resultLine(field(c, 'id'), { prompt: renderChat(request, options).prompt });
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * @internal A case line rendered from its raw text alone (templates resolved
+ * against `baseDir`): its result line, or undefined where the batch takes
+ * the decoded-case path for it.
+ */
+export function renderRawCase(raw: string, baseDir: string): string | undefined {
+  return runRawCase(raw, { input: Buffer.alloc(0), baseDir, backend: undefined, templates: new Map(), inputIsUtf8: true });
+}
+
 /**
  * One batch case (line `n` of the file, 0-based) -> its result line. Every
  * failure, including a line that is not UTF-8 or not JSON, is that case's
@@ -291,31 +363,17 @@ function runBatchCase(line: BatchLine, run: BatchRun): string {
         throw e;
       }
     }
+    const fast = runRawCase(raw, run);
+    if (fast !== undefined) return fast;
     const c = parsePyJson(raw) as Lossless;
     if (c === null || typeof c !== 'object' || Array.isArray(c)) throw new TypeError(`line ${n + 1}: a case must be a JSON object`);
     id = field(c, 'id') ?? null;
-    const template = optString(c, 'template');
-    if (!template) throw new TypeError('"template" (a path) is required');
     const tools = field(c, 'tools');
     const request: Lossless = tools === undefined ? { messages: field(c, 'messages') } : { messages: field(c, 'messages'), tools };
-    const agp = field(c, 'add_generation_prompt');
-    const kwargs = field(c, 'kwargs');
-    const t = batchTemplate(run, template, Array.isArray(tools) && tools.length > 0);
-    // validated by renderChat (zod), like any request; one options shape for every case
-    const options: RenderChatOptions = {
-      template: t.compiled,
-      templatePath: t.compiled === undefined ? t.templatePath : undefined,
-      specialTokens: t.specialTokens,
-      bosToken: optString(c, 'bos_token'),
-      eosToken: optString(c, 'eos_token'),
-      now: optString(c, 'now'),
-      addGenerationPrompt: agp === undefined ? true : Boolean(agp),
-      chatTemplateKwargs: kwargs === undefined || kwargs === null ? undefined : (kwargs as Record<string, unknown>),
-      backend: run.backend,
-    };
-    return JSON.stringify({ id, ok: true, prompt: renderChat(request as ChatRequestInput, options).prompt });
+    const options = caseOptions(c, run, Array.isArray(tools) && tools.length > 0);
+    return resultLine(id, { prompt: renderChat(request as ChatRequestInput, options).prompt });
   } catch (e) {
-    return JSON.stringify({ id, ok: false, error: errorLine(e) });
+    return resultLine(id, { error: errorLine(e) });
   }
 }
 

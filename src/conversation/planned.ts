@@ -70,7 +70,7 @@ export interface PlannedRequest {
  */
 export function planRequestText(
   text: string,
-  native: { planRequest(text: string, config: string): [string, number, number, ...string[]] | null | false; keepPlans(plans: string[]): void },
+  native: { planRequest(text: string, config: string): [string, number, ...string[]] | null | false; keepPlans(plans: string[]): void },
   format: ContentFormat,
   policy: ArgumentsPolicy,
   facts: TemplateFacts,
@@ -82,16 +82,16 @@ export function planRequestText(
   const r = native.planRequest(text, config);
   // (false: an agent's next turn, which the usual path builds on the messages it keeps of the turn before)
   if (r === null || r === false) return undefined;
-  if (r.length === 3) return { rest: r[0], ticket: r[2], plans: null };
+  if (r.length === 2) return { rest: r[0], ticket: r[1], plans: null };
   const plans: string[] = [config];
   let plannable = true;
-  for (let i = 3; i < r.length; i++) {
+  for (let i = 2; i < r.length; i++) {
     const shape = r[i] as string;
     const plan = planShape(shape, format, policy, facts, developer);
     if (plan === '') plannable = false;
     plans.push(shape, plan);
   }
-  if (plannable) return { rest: r[0], ticket: r[2], plans };
+  if (plannable) return { rest: r[0], ticket: r[1], plans };
   // a shape that cannot be planned is kept as such, so that the native side declines its requests first thing
   native.keepPlans(plans);
   return undefined;

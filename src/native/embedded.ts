@@ -129,7 +129,7 @@ export function compileTemplate(source: string): CompiledTemplate {
  * the messages it keeps).
  * @internal
  */
-export function planRequest(text: string, config: string): [string, number, number, ...string[]] | null | false {
+export function planRequest(text: string, config: string): [string, number, ...string[]] | null | false {
   return loadEmbedded().planRequest(text, config);
 }
 

@@ -41,7 +41,7 @@ export interface NativeBinding {
   CompiledTemplate: new (source: string) => NativeCompiledTemplate;
   pyReprOfJson(json: string): string;
   /** [rest, messageCount, ticket, ...unplannedShapes], or null (conversation/planned). */
-  planRequest(text: string, config: string): [string, number, number, ...string[]] | null | false;
+  planRequest(text: string, config: string): [string, number, ...string[]] | null | false;
   /** Keeps plans ([config, shape, plan JSON, ...]) without a render. */
   keepPlans(plans: string[]): void;
   engine: string;

@@ -166,18 +166,49 @@ function eachMember(text: string, visit: (name: string, at: number) => number): 
  * wherever it matters.
  */
 export function withoutMember(text: string, key: string): string | undefined {
+  return nullMembers(text, [key], false)?.rest;
+}
+
+/** A text with some member values replaced by `null`, and where those values were. */
+export interface TakenMembers {
+  rest: string;
+  /** Per key taken: [start, end) of its value in the text. */
+  spans: Map<string, [number, number]>;
+}
+
+/**
+ * The object `text` with the values of its members named in `keys` (escapes
+ * included) replaced by `null`, and where each of those values lies.
+ * Undefined when the text is not an object, when the walk went wrong, or when
+ * more than one member spells one of the keys. The text need not be known to
+ * be valid JSON: when `rest` and each taken value decode, the text does too,
+ * each taken value being the member's (the walk agrees with a JSON parser on
+ * the text before each value, so each `null` stands where a value stood).
+ */
+export function takeMembers(text: string, keys: readonly string[]): TakenMembers | undefined {
+  return nullMembers(text, keys, true);
+}
+
+function nullMembers(text: string, keys: readonly string[], unique: boolean): TakenMembers | undefined {
   let out = '';
   let from = 0;
+  let twice = false;
+  const spans = new Map<string, [number, number]>();
   const walked = eachMember(text, (name, at) => {
     const end = valueEnd(text, at);
-    if (name === key) {
+    if (keys.includes(name)) {
+      if (unique && spans.has(name)) {
+        twice = true;
+        return STOP;
+      }
+      spans.set(name, [at, end]);
       out += text.slice(from, at) + 'null';
       from = end;
     }
     return end;
   });
-  if (!walked) return undefined;
-  return from === 0 ? text : out + text.slice(from);
+  if (!walked || twice) return undefined;
+  return { rest: from === 0 ? text : out + text.slice(from), spans };
 }
 
 function scanMember(text: string, key: string, firstOnly: boolean): ArraySpan | undefined {
