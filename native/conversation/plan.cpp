@@ -420,6 +420,9 @@ bool shape_request(std::string_view text, std::string_view config, ShapeReport& 
       return false;
     }
   }
+  // U+FFFD: what a lone surrogate of the caller's string became on its way
+  // here (or a genuine one): the usual path decodes the string itself
+  if (text.find("\xEF\xBF\xBD") != std::string_view::npos) return false;
   Cache* cache = cache_for(config);
   if (cache == nullptr) return false;
   const Config& c = cache->config;
