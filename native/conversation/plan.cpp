@@ -51,12 +51,20 @@ bool parse_config(std::string_view text, Config& c) {
 }
 
 // One node of a compiled plan.
+//   Const    a value without slots, kept as it is
+//   Slot     slot `slot`, a string of the message
+//   Decoded  slot `slot` decoded as JSON (a tool call's arguments)
+//   Source   the message's own value at this place (the plan has there
+//            exactly what the shape has: nothing was changed)
+//   List, Dict  built item by item; `from` gives, per item, where the
+//            message's value holds the same place (-1: nowhere)
 struct PlanNode {
-  enum class K : uint8_t { Const, Slot, Decoded, List, Dict } k = K::Const;
+  enum class K : uint8_t { Const, Slot, Decoded, Source, List, Dict } k = K::Const;
   Value value;  // Const
   uint32_t slot = 0;
   std::vector<Value> keys;       // Dict
   std::vector<PlanNode> items;   // List items, Dict values
+  std::vector<int32_t> from;     // List, Dict
 };
 
 struct Plan {
@@ -83,6 +91,7 @@ struct State {
   std::vector<uint32_t> shape_of;    // per message: index into shapes
   std::vector<uint32_t> slot_begin;  // per message: its first slot (plus one past the last)
   std::vector<Value> slots;
+  std::vector<Value> sources;        // per message: its parsed value
   void drop_request() {
     ticket = 0;
     cache = nullptr;
@@ -90,6 +99,7 @@ struct State {
     shape_of.clear();
     slot_begin.clear();
     slots.clear();
+    sources.clear();
   }
 };
 
@@ -293,9 +303,43 @@ long slot_of(const Config& c, std::string_view s) {
   return long(k);
 }
 
-bool compile(const Config& c, const Value& v, PlanNode& node, size_t depth);
+// Values equal as the template sees them: same kinds (True is not 1, 1.0
+// is not 1), same bits of floats, same keys in the same order.
+bool same(const Value& a, const Value& b) {
+  if (a.kind() != b.kind()) return false;
+  switch (a.kind()) {
+    case Kind::None: return true;
+    case Kind::Bool: return a.as_bool() == b.as_bool();
+    case Kind::Int: return a.as_int() == b.as_int();
+    case Kind::Float: {
+      double x = a.as_float(), y = b.as_float();
+      return std::memcmp(&x, &y, sizeof x) == 0;
+    }
+    case Kind::BigInt: return a.as_bigint().negative == b.as_bigint().negative && a.as_bigint().mag == b.as_bigint().mag;
+    case Kind::Str: return a.as_str() == b.as_str();
+    case Kind::List: {
+      const auto &x = a.items(), &y = b.items();
+      if (x.size() != y.size()) return false;
+      for (size_t i = 0; i < x.size(); ++i)
+        if (!same(x[i], y[i])) return false;
+      return true;
+    }
+    case Kind::Dict: {
+      const auto &x = a.as_dict().entries(), &y = b.as_dict().entries();
+      if (x.size() != y.size()) return false;
+      for (size_t i = 0; i < x.size(); ++i)
+        if (!same(x[i].first, y[i].first) || !same(x[i].second, y[i].second)) return false;
+      return true;
+    }
+    default:
+      return false;
+  }
+}
 
-bool compile_node(const Config& c, const Value& v, PlanNode& node, size_t depth) {
+bool compile(const Config& c, const Value& v, const Value* shape, PlanNode& node, size_t depth);
+
+// `shape`: the shape's value at the same place, when it has one.
+bool compile_node(const Config& c, const Value& v, const Value* shape, PlanNode& node, size_t depth) {
   if (depth > c.max_depth) return false;
   node.k = PlanNode::K::Const;
   switch (v.kind()) {
@@ -312,9 +356,17 @@ bool compile_node(const Config& c, const Value& v, PlanNode& node, size_t depth)
     }
     case Kind::List: {
       bool marked = false;
-      node.items.resize(v.items().size());
-      for (size_t i = 0; i < v.items().size(); ++i) {
-        if (!compile(c, v.items()[i], node.items[i], depth + 1)) return false;
+      const auto& items = v.items();
+      const std::vector<Value>* in_shape = shape != nullptr && shape->kind() == Kind::List ? &shape->items() : nullptr;
+      node.items.resize(items.size());
+      node.from.assign(items.size(), -1);
+      for (size_t i = 0; i < items.size(); ++i) {
+        const Value* sub = nullptr;
+        if (in_shape != nullptr && i < in_shape->size()) {
+          sub = &(*in_shape)[i];
+          node.from[i] = int32_t(i);
+        }
+        if (!compile(c, items[i], sub, node.items[i], depth + 1)) return false;
         marked |= node.items[i].k != PlanNode::K::Const;
       }
       if (marked) node.k = PlanNode::K::List;
@@ -329,14 +381,26 @@ bool compile_node(const Config& c, const Value& v, PlanNode& node, size_t depth)
         node.slot = uint32_t(entries[0].second.as_int());
         return true;
       }
+      const jinja::DictData::Entries* in_shape = shape != nullptr && shape->kind() == Kind::Dict ? &shape->as_dict().entries() : nullptr;
       bool marked = false;
       node.items.resize(entries.size());
+      node.from.assign(entries.size(), -1);
       node.keys.reserve(entries.size());
       for (size_t i = 0; i < entries.size(); ++i) {
         const Value& key = entries[i].first;
         if (key.is_str() && key.as_str().find(c.nonce) != std::string::npos) return false;
         node.keys.push_back(key);
-        if (!compile(c, entries[i].second, node.items[i], depth + 1)) return false;
+        const Value* sub = nullptr;
+        if (in_shape != nullptr) {
+          for (size_t j = 0; j < in_shape->size(); ++j) {
+            if (same((*in_shape)[j].first, key)) {
+              sub = &(*in_shape)[j].second;
+              node.from[i] = int32_t(j);
+              break;
+            }
+          }
+        }
+        if (!compile(c, entries[i].second, sub, node.items[i], depth + 1)) return false;
         marked |= node.items[i].k != PlanNode::K::Const;
       }
       if (marked) {
@@ -344,6 +408,7 @@ bool compile_node(const Config& c, const Value& v, PlanNode& node, size_t depth)
       } else {
         node.items.clear();
         node.keys.clear();
+        node.from.clear();
       }
       return true;
     }
@@ -352,10 +417,17 @@ bool compile_node(const Config& c, const Value& v, PlanNode& node, size_t depth)
   }
 }
 
-// Compiles a plan value: subtrees without markers are kept as they are.
-// False: a marker where the plan cannot use it (a key, part of a string).
-bool compile(const Config& c, const Value& v, PlanNode& node, size_t depth) {
-  if (!compile_node(c, v, node, depth)) return false;
+// Compiles a plan value: subtrees without slots are kept as they are, and
+// subtrees that are the shape's own (slots in the same places) become the
+// message's own values. False: a marker where the plan cannot use it (a
+// key, part of a string).
+bool compile(const Config& c, const Value& v, const Value* shape, PlanNode& node, size_t depth) {
+  if (!compile_node(c, v, shape, node, depth)) return false;
+  if (shape != nullptr && node.k != PlanNode::K::Const && same(v, *shape)) {
+    node = PlanNode{};
+    node.k = PlanNode::K::Source;
+    return true;
+  }
   if (node.k == PlanNode::K::Const) node.value = v;
   return true;
 }
@@ -378,7 +450,9 @@ bool decode_slot(const Value& s, Value& out) {
   return out.kind() == Kind::Dict;
 }
 
-bool build(const PlanNode& node, const Value* slots, uint32_t count, Value& out) {
+// Builds a message from its plan; `source` is the message's own value at
+// the same place (null where it has none).
+bool build(const PlanNode& node, const Value* source, const Value* slots, uint32_t count, Value& out) {
   switch (node.k) {
     case PlanNode::K::Const: out = node.value; return true;
     case PlanNode::K::Slot:
@@ -387,19 +461,30 @@ bool build(const PlanNode& node, const Value* slots, uint32_t count, Value& out)
       return true;
     case PlanNode::K::Decoded:
       return node.slot < count && decode_slot(slots[node.slot], out);
+    case PlanNode::K::Source:
+      if (source == nullptr) return false;
+      out = *source;
+      return true;
     case PlanNode::K::List: {
+      const std::vector<Value>* in = source != nullptr && source->kind() == Kind::List ? &source->items() : nullptr;
       std::vector<Value> items(node.items.size());
-      for (size_t i = 0; i < items.size(); ++i)
-        if (!build(node.items[i], slots, count, items[i])) return false;
+      for (size_t i = 0; i < items.size(); ++i) {
+        const int32_t f = node.from[i];
+        const Value* sub = in != nullptr && f >= 0 && size_t(f) < in->size() ? &(*in)[size_t(f)] : nullptr;
+        if (!build(node.items[i], sub, slots, count, items[i])) return false;
+      }
       out = Value::list(std::move(items));
       return true;
     }
     case PlanNode::K::Dict: {
+      const jinja::DictData::Entries* in = source != nullptr && source->kind() == Kind::Dict ? &source->as_dict().entries() : nullptr;
       auto d = std::allocate_shared<jinja::DictData>(jinja::PoolAllocator<jinja::DictData>());
       d->reserve(node.keys.size());
       for (size_t i = 0; i < node.keys.size(); ++i) {
+        const int32_t f = node.from[i];
+        const Value* sub = in != nullptr && f >= 0 && size_t(f) < in->size() ? &(*in)[size_t(f)].second : nullptr;
         Value item;
-        if (!build(node.items[i], slots, count, item)) return false;
+        if (!build(node.items[i], sub, slots, count, item)) return false;
         d->set(node.keys[i], std::move(item));
       }
       out = Value::dict(std::move(d));
@@ -469,6 +554,7 @@ bool shape_request(std::string_view text, std::string_view config, ShapeReport& 
       }
     }
     st.shape_of.push_back(it->second);
+    st.sources.push_back(m);
   }
   st.slot_begin.push_back(uint32_t(st.slots.size()));
   // the rest of the request, its messages an empty list
@@ -493,7 +579,8 @@ void add_plans(std::string_view config, const std::vector<std::pair<std::string,
     auto plan = std::make_shared<Plan>();
     if (!json.empty()) {
       try {
-        plan->ok = compile(cache->config, jinja::json_loads(json), plan->root, 1);
+        const Value shape_value = jinja::json_loads(shape);
+        plan->ok = compile(cache->config, jinja::json_loads(json), &shape_value, plan->root, 1);
       } catch (const jinja::Error&) {
         plan->ok = false;
       }
@@ -514,7 +601,7 @@ bool planned_messages(uint64_t ticket, Value& out) {
   std::vector<Value> messages(st.shape_of.size());
   for (size_t i = 0; i < messages.size(); ++i) {
     uint32_t begin = st.slot_begin[i];
-    if (!build(plans[st.shape_of[i]]->root, st.slots.data() + begin, st.slot_begin[i + 1] - begin, messages[i])) return false;
+    if (!build(plans[st.shape_of[i]]->root, &st.sources[i], st.slots.data() + begin, st.slot_begin[i + 1] - begin, messages[i])) return false;
   }
   out = Value::list(std::move(messages));
   return true;
