@@ -133,41 +133,91 @@ size_t string_end(std::string_view s, size_t at) {
 
 bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
-// Just past the last item of the top-level `messages` list of a JSON
-// object's text (npos: none found).
-size_t messages_end(std::string_view s) {
+size_t skip_ws(std::string_view s, size_t i) {
+  while (i < s.size() && is_ws(s[i])) ++i;
+  return i;
+}
+
+// Just past the JSON value starting at `i` (not whitespace), found by its
+// structure alone: strings skipped whole, brackets counted, a number or
+// literal up to the next delimiter. The text is not assumed to be valid
+// (whatever is found here is parsed or decoded before it is used); npos
+// when the value does not end.
+size_t value_end(std::string_view s, size_t i) {
+  if (i >= s.size()) return std::string_view::npos;
+  if (s[i] == '"') {
+    size_t e = string_end(s, i);
+    return e <= s.size() && s[e - 1] == '"' && e > i + 1 ? e : std::string_view::npos;
+  }
+  if (s[i] != '[' && s[i] != '{') {
+    size_t j = i + 1;
+    while (j < s.size() && s[j] != ',' && s[j] != ']' && s[j] != '}' && !is_ws(s[j])) ++j;
+    return j;
+  }
   size_t depth = 0;
-  bool after_messages_key = false;
-  bool in_messages = false;
-  for (size_t i = 0; i < s.size();) {
-    char c = s[i];
+  for (size_t j = i; j < s.size();) {
+    const char c = s[j];
     if (c == '"') {
-      size_t e = string_end(s, i);
-      if (depth == 1) {
-        size_t k = e;
-        while (k < s.size() && is_ws(s[k])) ++k;
-        if (k < s.size() && s[k] == ':') after_messages_key = s.substr(i, e - i) == "\"messages\"";
-      }
-      i = e;
+      j = string_end(s, j);
       continue;
     }
-    if (c == '{' || c == '[') {
-      if (depth == 1 && c == '[' && after_messages_key) in_messages = true;
+    if (c == '[' || c == '{') {
       ++depth;
-    } else if (c == '}' || c == ']') {
-      if (depth == 0) return std::string_view::npos;
-      --depth;
-      if (depth == 1 && c == ']' && in_messages) {
-        size_t e = i;
-        while (e > 0 && is_ws(s[e - 1])) --e;
-        return e;
-      }
-    } else if (c == ',' && depth == 1) {
-      after_messages_key = false;
+    } else if (c == ']' || c == '}') {
+      if (--depth == 0) return j + 1;
     }
-    ++i;
+    ++j;
   }
   return std::string_view::npos;
+}
+
+// Where the value of the one member `messages` of the JSON object `s` lies
+// ([begin, end), a list), found by a walk over the object's members; false
+// when the walk finds anything else (not an object, no such member or more
+// than one, a key written with escapes, something after the object). The
+// walk agrees with a JSON parser on every byte before each value, so when
+// the messages list and the text with that list replaced both parse, the
+// whole text does, with that list as its `messages`.
+bool messages_span(std::string_view s, size_t& begin, size_t& end) {
+  size_t i = skip_ws(s, 0);
+  if (i >= s.size() || s[i] != '{') return false;
+  i = skip_ws(s, i + 1);
+  bool found = false;
+  while (i < s.size() && s[i] == '"') {
+    const size_t key_end = string_end(s, i);
+    if (key_end > s.size() || s[key_end - 1] != '"' || key_end == i + 1) return false;
+    const std::string_view key = s.substr(i + 1, key_end - i - 2);
+    if (key.find('\\') != std::string_view::npos) return false;
+    i = skip_ws(s, key_end);
+    if (i >= s.size() || s[i] != ':') return false;
+    i = skip_ws(s, i + 1);
+    const size_t v_end = value_end(s, i);
+    if (v_end == std::string_view::npos) return false;
+    if (key == "messages") {
+      if (found || s[i] != '[') return false;
+      found = true;
+      begin = i;
+      end = v_end;
+    }
+    i = skip_ws(s, v_end);
+    if (i < s.size() && s[i] == ',') {
+      i = skip_ws(s, i + 1);
+      continue;
+    }
+    if (i < s.size() && s[i] == '}') return found && skip_ws(s, i + 1) == s.size();
+    return false;
+  }
+  return false;
+}
+
+// Just past the last item of the `messages` list of a request shaped here
+// (npos: none found).
+size_t messages_end(std::string_view s) {
+  size_t begin = 0, end = 0;
+  if (!messages_span(s, begin, end)) return std::string_view::npos;
+  size_t e = end - 1;  // the list's `]`
+  while (e > begin + 1 && is_ws(s[e - 1])) --e;
+  return e;
 }
 
 // `text` is `r`'s text up to the end of its messages, then more messages.
@@ -511,20 +561,19 @@ bool shape_request(std::string_view text, std::string_view config, ShapeReport& 
   Cache* cache = cache_for(config);
   if (cache == nullptr) return false;
   const Config& c = cache->config;
-  Value request;
+  // only the messages are parsed here: the rest of the request goes back
+  // as its own text, with an empty list in their place
+  size_t begin = 0, end = 0;
+  if (!messages_span(text, begin, end)) return false;
+  Value list;
   try {
-    request = jinja::json_loads(text);
+    list = jinja::json_loads(text.substr(begin, end - begin));
   } catch (const jinja::Error&) {
     return false;
   }
-  if (request.kind() != Kind::Dict || request.as_dict().depth() > c.max_depth) return false;
-  const auto& members = request.as_dict().entries();
-  const Value* messages = nullptr;
-  for (const auto& [k, v] : members) {
-    if (k.is_str() && k.as_str() == "messages") messages = &v;
-  }
-  if (messages == nullptr || messages->kind() != Kind::List || messages->items().empty()) return false;
-  const auto& items = messages->items();
+  // (the request's nesting: the list's, one more for the request object)
+  if (list.kind() != Kind::List || list.items().empty() || jinja::nesting_depth(list) + 1 > c.max_depth) return false;
+  const auto& items = list.items();
   std::unordered_map<std::string, uint32_t> distinct;
   std::string shape;
   st.shape_of.reserve(items.size());
@@ -557,14 +606,8 @@ bool shape_request(std::string_view text, std::string_view config, ShapeReport& 
     st.sources.push_back(m);
   }
   st.slot_begin.push_back(uint32_t(st.slots.size()));
-  // the rest of the request, its messages an empty list
-  auto rest = std::make_shared<jinja::DictData>(request.as_dict());
-  rest->set(Value::string("messages"), Value::list({}));
-  jinja::JsonDumpsOptions dump;
-  dump.item_separator = ",";
-  dump.key_separator = ":";
-  dump.ensure_ascii = true;
-  out.rest = jinja::json_dumps(Value::dict(std::move(rest)), dump);
+  out.rest.reserve(text.size() - (end - begin) + 2);
+  out.rest.append(text.substr(0, begin)).append("[]").append(text.substr(end));
   remember(text);
   st.cache = cache;
   st.ticket = out.ticket = st.next_ticket++;

@@ -24,7 +24,8 @@
 namespace nvc {
 
 struct ShapeReport {
-  // The request as JSON with `messages` an empty list (ASCII: lone surrogates escaped).
+  // The request text with its `messages` list written as an empty list (the
+  // rest of the text as it was).
   std::string rest;
   // Distinct shapes of this request's messages that have no plan yet.
   std::vector<std::string> unplanned;
