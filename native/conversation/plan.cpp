@@ -1,8 +1,10 @@
 #include "conversation/plan.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 
 #include "jinja/errors.h"
@@ -172,13 +174,14 @@ size_t value_end(std::string_view s, size_t i) {
 }
 
 // Where the value of the one member `messages` of the JSON object `s` lies
-// ([begin, end), a list), found by a walk over the object's members; false
+// ([begin, end), a list), found by a walk over the object's members, and
+// (with `list`) that value parsed where it lies; false
 // when the walk finds anything else (not an object, no such member or more
 // than one, a key written with escapes, something after the object). The
 // walk agrees with a JSON parser on every byte before each value, so when
 // the messages list and the text with that list replaced both parse, the
 // whole text does, with that list as its `messages`.
-bool messages_span(std::string_view s, size_t& begin, size_t& end) {
+bool messages_span(std::string_view s, size_t& begin, size_t& end, Value* list = nullptr) {
   size_t i = skip_ws(s, 0);
   if (i >= s.size() || s[i] != '{') return false;
   i = skip_ws(s, i + 1);
@@ -191,10 +194,20 @@ bool messages_span(std::string_view s, size_t& begin, size_t& end) {
     i = skip_ws(s, key_end);
     if (i >= s.size() || s[i] != ':') return false;
     i = skip_ws(s, i + 1);
-    const size_t v_end = value_end(s, i);
+    const bool messages = key == "messages";
+    if (messages && (found || i >= s.size() || s[i] != '[')) return false;
+    size_t v_end = std::string_view::npos;
+    if (messages && list != nullptr) {
+      try {
+        *list = jinja::json_loads_value_at(s, i, v_end);
+      } catch (const jinja::Error&) {
+        return false;
+      }
+    } else {
+      v_end = value_end(s, i);
+    }
     if (v_end == std::string_view::npos) return false;
-    if (key == "messages") {
-      if (found || s[i] != '[') return false;
+    if (messages) {
       found = true;
       begin = i;
       end = v_end;
@@ -482,9 +495,19 @@ bool compile(const Config& c, const Value& v, const Value* shape, PlanNode& node
   return true;
 }
 
+// Decodes one request's slots: one parser and arena for all of them, made
+// when the first is decoded.
+struct SlotDecoder {
+  std::optional<jinja::JsonLoader> loader;
+  Value load(std::string_view text) {
+    if (!loader) loader.emplace(std::max<size_t>(4096, text.size() * 8));
+    return loader->load(text);
+  }
+};
+
 // A slot decoded as JSON: only an object is taken (anything else is the
 // package's to handle), and only one free of lone surrogates.
-bool decode_slot(const Value& s, Value& out) {
+bool decode_slot(const Value& s, SlotDecoder& decoder, Value& out) {
   std::string_view text = s.as_str();
   for (size_t i = text.find("\\u"); i != std::string_view::npos; i = text.find("\\u", i + 2)) {
     if (i + 3 < text.size() && (text[i + 2] == 'd' || text[i + 2] == 'D')) {
@@ -493,7 +516,7 @@ bool decode_slot(const Value& s, Value& out) {
     }
   }
   try {
-    out = jinja::json_loads(text);
+    out = decoder.load(text);
   } catch (const jinja::Error&) {
     return false;
   }
@@ -502,7 +525,7 @@ bool decode_slot(const Value& s, Value& out) {
 
 // Builds a message from its plan; `source` is the message's own value at
 // the same place (null where it has none).
-bool build(const PlanNode& node, const Value* source, const Value* slots, uint32_t count, Value& out) {
+bool build(const PlanNode& node, const Value* source, const Value* slots, uint32_t count, SlotDecoder& decoder, Value& out) {
   switch (node.k) {
     case PlanNode::K::Const: out = node.value; return true;
     case PlanNode::K::Slot:
@@ -510,7 +533,7 @@ bool build(const PlanNode& node, const Value* source, const Value* slots, uint32
       out = slots[node.slot];
       return true;
     case PlanNode::K::Decoded:
-      return node.slot < count && decode_slot(slots[node.slot], out);
+      return node.slot < count && decode_slot(slots[node.slot], decoder, out);
     case PlanNode::K::Source:
       if (source == nullptr) return false;
       out = *source;
@@ -521,7 +544,7 @@ bool build(const PlanNode& node, const Value* source, const Value* slots, uint32
       for (size_t i = 0; i < items.size(); ++i) {
         const int32_t f = node.from[i];
         const Value* sub = in != nullptr && f >= 0 && size_t(f) < in->size() ? &(*in)[size_t(f)] : nullptr;
-        if (!build(node.items[i], sub, slots, count, items[i])) return false;
+        if (!build(node.items[i], sub, slots, count, decoder, items[i])) return false;
       }
       out = Value::list(std::move(items));
       return true;
@@ -534,7 +557,7 @@ bool build(const PlanNode& node, const Value* source, const Value* slots, uint32
         const int32_t f = node.from[i];
         const Value* sub = in != nullptr && f >= 0 && size_t(f) < in->size() ? &(*in)[size_t(f)].second : nullptr;
         Value item;
-        if (!build(node.items[i], sub, slots, count, item)) return false;
+        if (!build(node.items[i], sub, slots, count, decoder, item)) return false;
         d->set(node.keys[i], std::move(item));
       }
       out = Value::dict(std::move(d));
@@ -564,13 +587,8 @@ bool shape_request(std::string_view text, std::string_view config, ShapeReport& 
   // only the messages are parsed here: the rest of the request goes back
   // as its own text, with an empty list in their place
   size_t begin = 0, end = 0;
-  if (!messages_span(text, begin, end)) return false;
   Value list;
-  try {
-    list = jinja::json_loads(text.substr(begin, end - begin));
-  } catch (const jinja::Error&) {
-    return false;
-  }
+  if (!messages_span(text, begin, end, &list)) return false;
   // (the request's nesting: the list's, one more for the request object)
   if (list.kind() != Kind::List || list.items().empty() || jinja::nesting_depth(list) + 1 > c.max_depth) return false;
   const auto& items = list.items();
@@ -642,9 +660,10 @@ bool planned_messages(uint64_t ticket, Value& out) {
     plans[i] = it->second.get();
   }
   std::vector<Value> messages(st.shape_of.size());
+  SlotDecoder decoder;
   for (size_t i = 0; i < messages.size(); ++i) {
     uint32_t begin = st.slot_begin[i];
-    if (!build(plans[st.shape_of[i]]->root, &st.sources[i], st.slots.data() + begin, st.slot_begin[i + 1] - begin, messages[i])) return false;
+    if (!build(plans[st.shape_of[i]]->root, &st.sources[i], st.slots.data() + begin, st.slot_begin[i + 1] - begin, decoder, messages[i])) return false;
   }
   out = Value::list(std::move(messages));
   return true;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets into build-fuzz/ (clang with
 # -fsanitize=fuzzer,address,undefined). Engine objects are compiled once with
-# the same sanitizers and shared by every target; a source or header newer
+# the same sanitizers and shared by every target (fuzz_plan also links the
+# planned path's objects, native/conversation); a source or header newer
 # than its object is rebuilt.
 #   native/fuzz/build.sh            # all targets
 # Env: CXX (default clang++), JOBS (default 1), OUT (default build-fuzz;
@@ -21,7 +22,8 @@ if ! command -v "$CXX" >/dev/null; then
 fi
 san=(-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
 STDLIB="${STDLIB--stdlib=libc++}"
-flags=(-std=c++20 -O1 -g $STDLIB "${san[@]}" -I"$root/native/jinja")
+# native/: the planned path includes "jinja/..." and "conversation/..." (as binding.gyp's include_dirs)
+flags=(-std=c++20 -O1 -g $STDLIB "${san[@]}" -I"$root/native/jinja" -I"$root/native")
 link=""
 if [[ "$STDLIB" == *libc++* ]]; then
   flags+=(-include "$root/native/fuzz/libcxx_compat.h")
@@ -29,12 +31,21 @@ if [[ "$STDLIB" == *libc++* ]]; then
 fi
 mkdir -p "$out/obj"
 newest_header=$(ls -t "$root"/native/jinja/*.h "$root"/native/fuzz/*.h | head -1)
+newest_plan_header=$(ls -t "$root"/native/jinja/*.h "$root"/native/fuzz/*.h "$root"/native/conversation/*.h | head -1)
 objs=()
+plan_objs=()
 pids=()
-for src in "$root"/native/jinja/*.cpp; do
+for src in "$root"/native/jinja/*.cpp "$root"/native/conversation/*.cpp; do
   obj="$out/obj/$(basename "${src%.cpp}").o"
-  objs+=("$obj")
-  if [[ ! -f "$obj" || "$src" -nt "$obj" || "$newest_header" -nt "$obj" ]]; then
+  headers="$newest_header"
+  if [[ "$src" == */conversation/* ]]; then
+    obj="$out/obj/conversation_$(basename "${src%.cpp}").o"
+    headers="$newest_plan_header"
+    plan_objs+=("$obj")
+  else
+    objs+=("$obj")
+  fi
+  if [[ ! -f "$obj" || "$src" -nt "$obj" || "$headers" -nt "$obj" ]]; then
     # written aside and renamed: a concurrent run never links a half-written object
     { nice -n 10 "$CXX" "${flags[@]}" -fsanitize=fuzzer-no-link -c "$src" -o "$obj.$$.tmp" && mv -f "$obj.$$.tmp" "$obj"; } &
     pids+=($!)
@@ -42,8 +53,10 @@ for src in "$root"/native/jinja/*.cpp; do
   fi
 done
 for p in "${pids[@]}"; do wait "$p"; done
-for target in template json; do
+for target in template json plan; do
+  extra=()
+  if [[ "$target" == plan ]]; then extra=("${plan_objs[@]}"); fi
   # the libFuzzer runtime itself is built against libstdc++
-  nice -n 10 "$CXX" "${flags[@]}" -fsanitize=fuzzer "$root/native/fuzz/fuzz_$target.cpp" "${objs[@]}" $link -o "$out/fuzz_$target"
+  nice -n 10 "$CXX" "${flags[@]}" -fsanitize=fuzzer "$root/native/fuzz/fuzz_$target.cpp" "${objs[@]}" "${extra[@]}" $link -o "$out/fuzz_$target"
   echo "$out/fuzz_$target"
 done

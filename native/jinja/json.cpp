@@ -967,6 +967,52 @@ Value json_loads(std::string_view text) {
   return parse_document(p);
 }
 
+struct JsonLoader::State {
+  ArenaRef ref;
+  Parser p;
+  explicit State(size_t first_chunk) : ref(first_chunk) {
+    p.arena = ref.a;
+    p.list_stack.reserve(64);
+    p.dict_stack.reserve(64);
+    p.key_hashes.reserve(64);
+  }
+};
+
+JsonLoader::JsonLoader(size_t first_chunk) : st_(std::make_unique<State>(first_chunk)) {}
+JsonLoader::~JsonLoader() = default;
+
+Value JsonLoader::load(std::string_view text) {
+  Parser& p = st_->p;
+  p.s = text;
+  p.pos = 0;
+  p.depth = 0;
+  p.made_depth = 0;
+  // (a load that failed may have left partial containers behind)
+  p.list_stack.clear();
+  p.dict_stack.clear();
+  p.key_hashes.clear();
+  p.ws();
+  Value v = p.value();
+  p.ws();
+  if (p.pos != p.s.size()) p.fail("Extra data", p.pos);
+  return v;
+}
+
+Value json_loads_value_at(std::string_view text, size_t at, size_t& end) {
+  ArenaRef ref((text.size() - std::min(at, text.size())) * kArenaBytesPerJsonByte);
+  Parser p;
+  p.arena = ref.a;
+  p.s = text;
+  p.pos = at;
+  p.list_stack.reserve(64);
+  p.dict_stack.reserve(64);
+  p.key_hashes.reserve(64);
+  p.ws();
+  Value v = p.value();
+  end = p.pos;
+  return v;
+}
+
 namespace {
 
 // The entry of `pool` sharing the most leading items with `text` (an item is

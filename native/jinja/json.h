@@ -2,6 +2,7 @@
 #pragma once
 
 #include <optional>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -32,6 +33,28 @@ bool json_append_string(std::string& out, std::string_view s, bool ensure_ascii)
 // with the last value, exact big ints, int/float split, NaN/Infinity/-Infinity.
 // Throws Error(ErrorKind::Json, "JSONDecodeError", "<Python's message>").
 Value json_loads(std::string_view text);
+
+// Parses a run of small JSON texts (one request's tool-call arguments) with
+// one parser, whose buffers and key memo carry over, and one arena for the
+// values of all of them. Each load has json_loads's semantics.
+class JsonLoader {
+ public:
+  // `first_chunk`: bytes of the arena's first chunk (about 4 per JSON byte).
+  explicit JsonLoader(size_t first_chunk);
+  ~JsonLoader();
+  JsonLoader(const JsonLoader&) = delete;
+  JsonLoader& operator=(const JsonLoader&) = delete;
+  Value load(std::string_view text);
+
+ private:
+  struct State;
+  std::unique_ptr<State> st_;
+};
+
+// The one JSON value that starts at `at` in `text` (whitespace before it
+// skipped), with json_loads's semantics; `end` is set just past it. What
+// follows it is not read.
+Value json_loads_value_at(std::string_view text, size_t at, size_t& end);
 
 // json_loads of a template context as the package serializes it (an object
 // whose first member is `"messages":[`, no whitespace before it): the value
