@@ -28,12 +28,15 @@
 // (a finding replays from its own bytes). Besides crashes, sanitizer
 // reports and exceptions leaving the API (planned_messages may raise a
 // jinja::Error where the value it builds nests past the engine's bound):
-//  - a shaped request parses as an object whose `messages` are objects;
-//    `rest` is the request with `messages` an empty list; the unplanned
-//    shapes are distinct, each is a message of the request written as
-//    compact JSON with its non-empty strings under opaque keys as slot
-//    markers, and (while the plans kept are known here) they are exactly
-//    the request's shapes without a plan, in order of first appearance;
+//  - a shaped request's `rest` is its text with one list, of objects,
+//    written as `[]`; the rest parses exactly when the whole text does,
+//    which is then an object with that list as `messages` and the rest's
+//    other members;
+//  - the unplanned shapes are distinct, each is a message of that list
+//    written as compact JSON with its non-empty strings under opaque keys
+//    as slot markers, and (while the plans kept are known here) they are
+//    exactly the list's shapes without a plan, in order of first
+//    appearance;
 //  - planned_messages agrees with a plain reading of the plans: each
 //    message is its shape's plan with slot k's marker string replaced by
 //    the message's k-th slot string, and {"\u0000<nonce>":k} by that string
@@ -304,8 +307,8 @@ Value with_decoded(const Value& v, bool arguments, const Settings& s, Rng& rng) 
   switch (v.kind()) {
     case Kind::Str: {
       long long k = marker_slot(v.as_str());
-      if (k < 0 || !(arguments || rng.one_in(8))) return v;
-      return decoded_marker(s, k + (rng.one_in(16) ? 1 : 0));
+      if (k < 0 || !(arguments || rng.one_in(32))) return v;
+      return decoded_marker(s, k + (rng.one_in(32) ? 1 : 0));
     }
     case Kind::List: {
       std::vector<Value> items;
@@ -424,9 +427,55 @@ void expect_dead(uint64_t ticket, const char* after) {
   if (build(ticket, v) != 0) fail(std::string("a ticket still builds after ") + after);
 }
 
+// The messages list of a shaped request, checked against `rest`: that is
+// the text with one list (the messages, not empty) written as `[]`, the
+// list parses as a list of objects, and the rest parses exactly when the
+// whole text does, which is then an object whose `messages` is that list
+// and whose other members are the rest's.
+Value messages_of(std::string_view text, const std::string& rest) {
+  size_t same = 0;
+  while (same < text.size() && same < rest.size() && text[same] == rest[same]) ++same;
+  if (same == 0 || rest.size() < same + 1 || text[same - 1] != '[' || rest[same] != ']' || rest.size() > text.size())
+    fail("rest is not the text with its messages list empty: " + rest);
+  const size_t begin = same - 1, end = begin + 2 + (text.size() - rest.size());
+  if (text[end - 1] != ']' || rest.compare(same + 1, std::string::npos, text.substr(end)) != 0) fail("rest is not the text with its messages list empty: " + rest);
+  Value list;
+  try {
+    list = jinja::json_loads(text.substr(begin, end - begin));
+  } catch (const jinja::Error& e) {
+    fail("the messages list of a shaped request does not parse (" + std::string(e.what()) + ")");
+  }
+  if (list.kind() != Kind::List || list.items().empty()) fail("the messages of a shaped request are not a list with items");
+  for (const Value& m : list.items())
+    if (m.kind() != Kind::Dict) fail("a shaped request has a message that is not an object");
+  Value whole, without;
+  std::string whole_error, without_error;
+  try {
+    whole = jinja::json_loads(text);
+  } catch (const jinja::Error& e) {
+    whole_error = e.what();
+  }
+  try {
+    without = jinja::json_loads(rest);
+  } catch (const jinja::Error& e) {
+    without_error = e.what();
+  }
+  if (whole_error.empty() != without_error.empty())
+    fail("the request parses " + std::string(whole_error.empty() ? "and its rest does not: " + without_error : "but not its rest: " + whole_error));
+  if (whole_error.empty()) {
+    if (whole.kind() != Kind::Dict) fail("a shaped request is not an object");
+    const Value* m = whole.as_dict().find_str("messages");
+    if (m == nullptr || dumps(*m) != dumps(list)) fail("the list shaped is not the request's messages");
+    auto d = std::make_shared<jinja::DictData>(whole.as_dict());
+    d->set(Value::string("messages"), Value::list({}));
+    if (dumps(without) != dumps(Value::dict(std::move(d)))) fail("rest is not the request without its messages: " + rest);
+  }
+  return list;
+}
+
 // Shapes `text`, plans what it brings, builds its messages, and checks all of it.
-// Returns whether the request was shaped.
-bool run_round(std::string_view text, const Input& in, const Settings& s, Known& known) {
+// Returns whether the request was shaped (and its messages list, in `shaped`).
+bool run_round(std::string_view text, const Input& in, const Settings& s, Known& known, Value* shaped = nullptr) {
   nvc::ShapeReport rep;
   bool ok = false;
   try {
@@ -439,33 +488,10 @@ bool run_round(std::string_view text, const Input& in, const Settings& s, Known&
   if (!ok) return false;
   if (rep.continues || rep.ticket == 0) fail("a shaped request reports that it continues another, or has no ticket");
 
-  // the request as json.loads reads it
-  Value request;
-  try {
-    request = jinja::json_loads(text);
-  } catch (const jinja::Error& e) {
-    fail(std::string("a shaped request does not parse: ") + e.what());
-  }
-  if (request.kind() != Kind::Dict) fail("a shaped request is not an object");
-  const Value* messages = request.as_dict().find_str("messages");
-  if (messages == nullptr || messages->kind() != Kind::List || messages->items().empty()) fail("a shaped request has no messages list");
-
-  // rest: the request with `messages` an empty list, in ASCII
-  {
-    for (unsigned char c : rep.rest)
-      if (c >= 0x80) fail("rest is not ASCII: " + rep.rest);
-    auto d = std::make_shared<jinja::DictData>(request.as_dict());
-    d->set(Value::string("messages"), Value::list({}));
-    Value rest;
-    try {
-      rest = jinja::json_loads(rep.rest);
-    } catch (const jinja::Error& e) {
-      fail("rest does not parse (" + std::string(e.what()) + "): " + rep.rest);
-    }
-    if (dumps(rest) != dumps(Value::dict(std::move(d)))) fail("rest is not the request without its messages: " + rep.rest);
-  }
-
-  const bool spelled = spells_nonce(request);
+  const Value list = messages_of(text, rep.rest);
+  const Value* messages = &list;
+  if (shaped != nullptr) *shaped = list;
+  const bool spelled = spells_nonce(list);
   // each message's shape and slots
   std::vector<std::string> shapes;
   std::vector<std::vector<std::string>> slots;
@@ -585,7 +611,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   Known known;
   forget(known);
-  const bool shaped = run_round(in.request, in, s, known);
+  Value first_list;
+  const bool shaped = run_round(in.request, in, s, known, &first_list);
   if (in.flags & 0x01) {
     const uint64_t first = known.ticket;
     const bool exact = known.exact;
@@ -599,15 +626,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // plan of one of its shapes cannot be used
     if (shaped && exact && !again && !(in.flags & 0x02)) {
       bool usable = true;
-      const Value request = jinja::json_loads(in.request);
-      for (const Value& m : request.as_dict().find_str("messages")->items()) {
+      for (const Value& m : first_list.items()) {
         std::vector<std::string> slots;
         const std::string shape = compact(shape_value(m, false, slots));
         auto it = kept.find(shape);
         Value v;
         if (it == kept.end() || fill_plan(it->second, s, slots, v) != Expect::Value) usable = false;
       }
-      if (usable && !spells_nonce(request)) fail("a request shaped before is declined the second time, with usable plans for all its shapes");
+      if (usable && !spells_nonce(first_list)) fail("a request shaped before is declined the second time, with usable plans for all its shapes");
     }
   }
   if (in.flags & 0x08) {

@@ -1,10 +1,12 @@
 #!/usr/bin/env node
-// npm run fuzz -- --seconds N [--targets template,json,request] [--no-build]
+// npm run fuzz -- --seconds N [--targets template,json,plan,request] [--no-build]
 //
 // Runs each fuzz target for N seconds (default 60), one after the other on
 // one core at the lowest priority (nice 19):
 //   template  libFuzzer: template source vs. a realistic context (native/fuzz/fuzz_template.cpp)
 //   json      libFuzzer: the context-JSON parser (native/fuzz/fuzz_json.cpp)
+//   plan      libFuzzer: the planned path, request shapes and the messages
+//             built from plans (native/fuzz/fuzz_plan.cpp)
 //   request   the TypeScript request decoder, differential against Python's
 //             json module (scripts/fuzz/request-fuzz.mjs)
 // The libFuzzer targets are built first (native/fuzz/build.sh, clang);
@@ -25,7 +27,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '.
 const out = path.join(root, 'build-fuzz');
 
 function parse(argv) {
-  const o = { seconds: 60, targets: ['template', 'json', 'request'], build: true };
+  const o = { seconds: 60, targets: ['template', 'json', 'plan', 'request'], build: true };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--seconds') o.seconds = Number(argv[++i]);
@@ -34,7 +36,7 @@ function parse(argv) {
     else if (a.startsWith('--targets=')) o.targets = a.slice(10).split(',');
     else if (a === '--no-build') o.build = false;
     else {
-      console.error(`usage: npm run fuzz -- --seconds N [--targets template,json,request] [--no-build]\nunknown argument ${a}`);
+      console.error(`usage: npm run fuzz -- --seconds N [--targets template,json,plan,request] [--no-build]\nunknown argument ${a}`);
       process.exit(2);
     }
   }
@@ -43,7 +45,7 @@ function parse(argv) {
     process.exit(2);
   }
   for (const t of o.targets) {
-    if (!['template', 'json', 'request'].includes(t)) {
+    if (!['template', 'json', 'plan', 'request'].includes(t)) {
       console.error(`unknown target ${t}`);
       process.exit(2);
     }

@@ -48,6 +48,22 @@ describe('defineLazy', () => {
     expect(JSON.stringify(q)).toBe('{"k":9}');
   });
 
+  it('a derived object with lazy members of its own settles an inherited one on the object that holds it', () => {
+    const base = { a: 0 };
+    defineLazy(base, 'a', () => 1);
+    const derived = Object.create(base) as { a: number; b: number };
+    Object.defineProperty(derived, 'b', { value: 0, writable: true, enumerable: true, configurable: true });
+    defineLazy(derived, 'b', () => 2);
+    expect(derived.a).toBe(1);
+    expect(Object.getOwnPropertyDescriptor(base, 'a')!.value).toBe(1);
+    expect(Object.prototype.hasOwnProperty.call(derived, 'a')).toBe(false);
+    expect(derived.b).toBe(2);
+    expect(Object.getOwnPropertyDescriptor(derived, 'b')!.value).toBe(2);
+    // the compute functions are not among the object's keys, nor serialized
+    expect(Object.keys(derived)).toEqual(['b']);
+    expect(JSON.stringify(base)).toBe('{"a":1}');
+  });
+
   it('a computation that throws leaves the member lazy, to be tried again', () => {
     let fail = true;
     const o = { t: 0 };
