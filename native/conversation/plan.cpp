@@ -1,6 +1,7 @@
 #include "conversation/plan.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cstring>
 #include <memory>
@@ -156,8 +157,18 @@ size_t value_end(std::string_view s, size_t i) {
     while (j < s.size() && s[j] != ',' && s[j] != ']' && s[j] != '}' && !is_ws(s[j])) ++j;
     return j;
   }
+  // only quotes and brackets matter here: the bytes between are skipped
+  // with one table lookup each
+  static constexpr auto kStructural = [] {
+    std::array<bool, 256> t{};
+    for (unsigned char c : {'"', '[', ']', '{', '}'}) t[c] = true;
+    return t;
+  }();
   size_t depth = 0;
-  for (size_t j = i; j < s.size();) {
+  const size_t n = s.size();
+  for (size_t j = i; j < n;) {
+    while (j < n && !kStructural[static_cast<unsigned char>(s[j])]) ++j;
+    if (j >= n) break;
     const char c = s[j];
     if (c == '"') {
       j = string_end(s, j);
@@ -165,8 +176,8 @@ size_t value_end(std::string_view s, size_t i) {
     }
     if (c == '[' || c == '{') {
       ++depth;
-    } else if (c == ']' || c == '}') {
-      if (--depth == 0) return j + 1;
+    } else if (--depth == 0) {
+      return j + 1;
     }
     ++j;
   }
