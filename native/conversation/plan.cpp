@@ -91,6 +91,7 @@ struct State {
   uint64_t ticket = 0;
   Cache* cache = nullptr;
   std::vector<std::string> shapes;   // its distinct shapes
+  std::vector<std::shared_ptr<const Plan>> plans;  // per shape: its plan (null: none when shaped)
   std::vector<uint32_t> shape_of;    // per message: index into shapes
   std::vector<uint32_t> slot_begin;  // per message: its first slot (plus one past the last)
   std::vector<Value> slots;
@@ -99,6 +100,7 @@ struct State {
     ticket = 0;
     cache = nullptr;
     shapes.clear();
+    plans.clear();
     shape_of.clear();
     slot_begin.clear();
     slots.clear();
@@ -603,6 +605,7 @@ bool shape_request(std::string_view text, std::string_view config, ShapeReport& 
   // (the request's nesting: the list's, one more for the request object)
   if (list.kind() != Kind::List || list.items().empty() || jinja::nesting_depth(list) + 1 > c.max_depth) return false;
   const auto& items = list.items();
+  constexpr size_t kLinearShapes = 16;
   std::unordered_map<std::string, uint32_t> distinct;
   std::string shape;
   st.shape_of.reserve(items.size());
@@ -619,19 +622,38 @@ bool shape_request(std::string_view text, std::string_view config, ShapeReport& 
       st.drop_request();
       return false;
     }
-    auto [it, fresh] = distinct.try_emplace(shape, uint32_t(st.shapes.size()));
-    if (fresh) {
+    // (a request mostly has a few distinct shapes, looked through one by
+    // one; past kLinearShapes, an index)
+    uint32_t index = uint32_t(st.shapes.size());
+    if (st.shapes.size() <= kLinearShapes) {
+      for (size_t k = st.shapes.size(); k-- > 0;) {
+        if (st.shapes[k] == shape) {
+          index = uint32_t(k);
+          break;
+        }
+      }
+    } else {
+      if (distinct.empty())
+        for (size_t k = 0; k < st.shapes.size(); ++k) distinct.emplace(st.shapes[k], uint32_t(k));
+      auto it = distinct.find(shape);
+      if (it != distinct.end()) index = it->second;
+    }
+    if (index == st.shapes.size()) {
+      if (!distinct.empty()) distinct.emplace(shape, index);
       st.shapes.push_back(shape);
       auto known = cache->plans.find(shape);
       if (known == cache->plans.end()) {
         out.unplanned.push_back(shape);
+        st.plans.push_back(nullptr);
       } else if (!known->second->ok) {
         // a shape the package could not plan: its requests take the usual path
         st.drop_request();
         return false;
+      } else {
+        st.plans.push_back(known->second);
       }
     }
-    st.shape_of.push_back(it->second);
+    st.shape_of.push_back(index);
     st.sources.push_back(m);
   }
   st.slot_begin.push_back(uint32_t(st.slots.size()));
@@ -666,9 +688,14 @@ bool planned_messages(uint64_t ticket, Value& out) {
   if (ticket == 0 || ticket != st.ticket || st.cache == nullptr) return false;
   std::vector<const Plan*> plans(st.shapes.size());
   for (size_t i = 0; i < st.shapes.size(); ++i) {
-    auto it = st.cache->plans.find(st.shapes[i]);
-    if (it == st.cache->plans.end() || !it->second->ok) return false;
-    plans[i] = it->second.get();
+    if (st.plans[i] == nullptr) {
+      // planned since shape_request
+      auto it = st.cache->plans.find(st.shapes[i]);
+      if (it == st.cache->plans.end()) return false;
+      st.plans[i] = it->second;
+    }
+    if (!st.plans[i]->ok) return false;
+    plans[i] = st.plans[i].get();
   }
   std::vector<Value> messages(st.shape_of.size());
   SlotDecoder decoder;
