@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -452,7 +453,7 @@ bool compile_node(const Config& c, const Value& v, const Value* shape, PlanNode&
     case Kind::Dict: {
       const auto& entries = v.as_dict().entries();
       if (entries.size() == 1 && entries[0].first.is_str() && entries[0].first.as_str() == c.decoded_key) {
-        if (entries[0].second.kind() != Kind::Int || entries[0].second.as_int() < 0) return false;
+        if (entries[0].second.kind() != Kind::Int || entries[0].second.as_int() < 0 || entries[0].second.as_int() > int64_t(UINT32_MAX)) return false;
         node.k = PlanNode::K::Decoded;
         node.slot = uint32_t(entries[0].second.as_int());
         return true;
@@ -699,9 +700,15 @@ bool planned_messages(uint64_t ticket, Value& out) {
   }
   std::vector<Value> messages(st.shape_of.size());
   SlotDecoder decoder;
-  for (size_t i = 0; i < messages.size(); ++i) {
-    uint32_t begin = st.slot_begin[i];
-    if (!build(plans[st.shape_of[i]]->root, &st.sources[i], st.slots.data() + begin, st.slot_begin[i + 1] - begin, decoder, messages[i])) return false;
+  try {
+    for (size_t i = 0; i < messages.size(); ++i) {
+      uint32_t begin = st.slot_begin[i];
+      if (!build(plans[st.shape_of[i]]->root, &st.sources[i], st.slots.data() + begin, st.slot_begin[i + 1] - begin, decoder, messages[i])) return false;
+    }
+  } catch (const jinja::Error&) {
+    // (a bound the built message passes, such as a decoded slot nested past
+    // the engine's depth: the usual path gives its own error for it)
+    return false;
   }
   out = Value::list(std::move(messages));
   return true;

@@ -429,6 +429,19 @@ describe('planned messages (built natively from plans)', () => {
     expect(plannedRequests.rendered - rendered).toBe(4);
   });
 
+  it('declines arguments nested past what the engine builds, and gives the usual path\'s result', () => {
+    const options: RenderChatOptions = { template: TEMPLATES[0]!, now: '2026-01-01T00:00:00' };
+    for (const depth of [60, 990, 998, 1100]) {
+      const args = `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+      const messages: Msg[] = [
+        { role: 'user', content: `deep ${depth}` },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: args } }] },
+      ];
+      const text = JSON.stringify({ model: 'm', messages });
+      expect(outcome(text, options), `depth ${depth}`).toEqual(reference(text, options));
+    }
+  });
+
   it('takes an agent next turn on the kept messages, not on plans', () => {
     const options: RenderChatOptions = { template: TEMPLATES[0]!, now: '2026-01-01T00:00:00' };
     const messages: Msg[] = [{ role: 'system', content: 'a long enough system prompt for the request head to match' }, { role: 'user', content: 'first' }];
