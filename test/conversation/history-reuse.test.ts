@@ -386,19 +386,6 @@ describe('planned messages (built natively from plans)', () => {
     expect(recentConversations.reusedRequests - reused).toBeGreaterThan(20);
   });
 
-  it('renders requests with many distinct message shapes, and shapes met again later in them', () => {
-    const options: RenderChatOptions = { template: TEMPLATES[0]!, now: '2026-01-01T00:00:00' };
-    const rendered = plannedRequests.rendered;
-    for (const count of [15, 16, 17, 40]) {
-      const messages: Msg[] = [{ role: 'user', content: `many ${count}` }];
-      // a literal that is not opaque makes a shape of its own; every fifth message repeats an earlier one
-      for (let i = 1; i < count; i++) messages.push({ role: i % 2 ? 'assistant' : 'user', content: `m ${i}`, n: i % 5 === 0 ? 1 : i });
-      const text = JSON.stringify({ model: 'm', messages });
-      expect(outcome(text, options), `${count} messages`).toEqual(reference(text, options));
-    }
-    expect(plannedRequests.rendered - rendered).toBe(4);
-  });
-
   it('gives each caller its own messages and tools', () => {
     const options: RenderChatOptions = { template: TEMPLATES[0]!, now: '2026-01-01T00:00:00' };
     const text = JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'own 1' }], tools: [{ type: 'function', function: { name: 'f' } }] });
