@@ -854,12 +854,18 @@ struct ArenaRef {
 // chat contexts take ~3-4 bytes of nodes per JSON byte
 constexpr size_t kArenaBytesPerJsonByte = 4;
 
-Value parse_document(Parser& p) {
+// The value starting at p.pos (whitespace before it skipped); p.pos ends
+// just past it.
+Value parse_value_at(Parser& p) {
   p.list_stack.reserve(64);
   p.dict_stack.reserve(64);
   p.key_hashes.reserve(64);
   p.ws();
-  Value v = p.value();
+  return p.value();
+}
+
+Value parse_document(Parser& p) {
+  Value v = parse_value_at(p);
   p.ws();
   if (p.pos != p.s.size()) p.fail("Extra data", p.pos);
   return v;
@@ -970,12 +976,7 @@ Value json_loads(std::string_view text) {
 struct JsonLoader::State {
   ArenaRef ref;
   Parser p;
-  explicit State(size_t first_chunk) : ref(first_chunk) {
-    p.arena = ref.a;
-    p.list_stack.reserve(64);
-    p.dict_stack.reserve(64);
-    p.key_hashes.reserve(64);
-  }
+  explicit State(size_t first_chunk) : ref(first_chunk) { p.arena = ref.a; }
 };
 
 JsonLoader::JsonLoader(size_t first_chunk) : st_(std::make_unique<State>(first_chunk)) {}
@@ -991,11 +992,7 @@ Value JsonLoader::load(std::string_view text) {
   p.list_stack.clear();
   p.dict_stack.clear();
   p.key_hashes.clear();
-  p.ws();
-  Value v = p.value();
-  p.ws();
-  if (p.pos != p.s.size()) p.fail("Extra data", p.pos);
-  return v;
+  return parse_document(p);
 }
 
 Value json_loads_value_at(std::string_view text, size_t at, size_t& end) {
@@ -1004,11 +1001,7 @@ Value json_loads_value_at(std::string_view text, size_t at, size_t& end) {
   p.arena = ref.a;
   p.s = text;
   p.pos = at;
-  p.list_stack.reserve(64);
-  p.dict_stack.reserve(64);
-  p.key_hashes.reserve(64);
-  p.ws();
-  Value v = p.value();
+  Value v = parse_value_at(p);
   end = p.pos;
   return v;
 }

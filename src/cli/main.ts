@@ -21,7 +21,7 @@ import { isUtf8 } from 'node:buffer';
 import * as fs from 'node:fs';
 import { availableParallelism } from 'node:os';
 import * as path from 'node:path';
-import { isWs, takeMembers } from '../protocol/json-spans';
+import { skipWs, takeMembers } from '../protocol/json-spans';
 import { parsePyJson } from '../protocol/pyjson';
 import { decodeUtf8Strict, Utf8DecodeError } from '../protocol/utf8';
 import { renderChat, type Backend, type ChatRequestInput, type RenderChatOptions } from '../render';
@@ -292,13 +292,6 @@ function caseOptions(c: Lossless, run: BatchRun, hasTools: boolean): RenderChatO
   };
 }
 
-/** The first non-whitespace character after the `[` at `at` is `]`. */
-function emptyArrayAt(s: string, at: number): boolean {
-  let i = at + 1;
-  while (i < s.length && isWs(s.charCodeAt(i))) i++;
-  return s.charCodeAt(i) === 0x5d;
-}
-
 /**
  * A case rendered from its raw text: its `messages` and `tools` go to
  * renderChat as request text, as a server's raw request does (decoded once,
@@ -325,7 +318,7 @@ function runRawCase(raw: string, run: BatchRun): string | undefined {
   }
   if (c === null || typeof c !== 'object' || Array.isArray(c)) return undefined;
   try {
-    const options = caseOptions(c, run, tools !== undefined && !emptyArrayAt(raw, tools[0]));
+    const options = caseOptions(c, run, tools !== undefined && raw.charCodeAt(skipWs(raw, tools[0] + 1)) !== 0x5d);
     if (options.template === undefined) return undefined;
     const request = `{"messages":${raw.slice(messages[0], messages[1])}${tools === undefined ? '' : `,"tools":${raw.slice(tools[0], tools[1])}`}}`;
     return resultLine(field(c, 'id'), { prompt: renderChat(request, options).prompt });

@@ -11,7 +11,8 @@ export function isWs(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
 
-function skipWs(s: string, i: number): number {
+/** The index of the first non-whitespace character from `i` on. */
+export function skipWs(s: string, i: number): number {
   while (i < s.length && isWs(s.charCodeAt(i))) i++;
   return i;
 }
