@@ -61,9 +61,13 @@ bool parse_config(std::string_view text, Config& c) {
 //   Source   the message's own value at this place (the plan has there
 //            exactly what the shape has: nothing was changed)
 //   List, Dict  built item by item; `from` gives, per item, where the
-//            message's value holds the same place (-1: nowhere)
+//            message's value holds the same place (-1: nowhere).
+//            `in_place`: every item has its place there, and every place
+//            of the message's value is some item's (a dict's keys at most
+//            reordered), so the message's own container can be reused
 struct PlanNode {
   enum class K : uint8_t { Const, Slot, Decoded, Source, List, Dict } k = K::Const;
+  bool in_place = false;
   Value value;  // Const
   uint32_t slot = 0;
   std::vector<Value> keys;       // Dict
@@ -71,9 +75,24 @@ struct PlanNode {
   std::vector<int32_t> from;     // List, Dict
 };
 
+// A shape as a pattern to match messages against (the shape's text need
+// not be written to find the shape): a message matches when it has the
+// same containers with the same keys in the same order, the same scalars
+// (same() equal), and a non-empty string free of lone surrogates wherever
+// the shape has a slot marker; its ShapeWriter text is then the shape's.
+struct ShapeNode {
+  enum class K : uint8_t { Slot, Scalar, List, Dict } k = K::Scalar;
+  Value value;                   // Scalar; Dict: one key per item
+  std::vector<Value> keys;       // Dict
+  std::vector<ShapeNode> items;  // List items, Dict values
+};
+
 struct Plan {
   bool ok = false;  // false: the package could not plan the shape
   PlanNode root;
+  std::string shape;
+  bool matchable = false;  // (ok, and `match` is the shape's pattern)
+  ShapeNode match;
 };
 
 constexpr size_t kMaxCaches = 4;
@@ -83,7 +102,11 @@ constexpr size_t kMaxShapeBytes = 4096;
 struct Cache {
   Config config;
   std::unordered_map<std::string, std::shared_ptr<const Plan>> plans;
+  // matchable plans used lately, most recent first: each message is
+  // matched against these before its shape is written
+  std::vector<std::shared_ptr<const Plan>> recent;
 };
+constexpr size_t kRecentPlans = 16;
 
 struct State {
   std::vector<std::unique_ptr<Cache>> caches;  // most recently used first
@@ -413,7 +436,91 @@ bool same(const Value& a, const Value& b) {
   }
 }
 
+// The pattern of a shape's value `v` (the package's text of it parsed);
+// `slots` counts the slot markers met so far. False: not a shape this side
+// writes that way (checked whole by the caller).
+bool compile_shape(const Config& c, const Value& v, bool under_opaque, uint32_t& slots, ShapeNode& node) {
+  switch (v.kind()) {
+    case Kind::Str:
+      if (under_opaque && !v.as_str().empty()) {
+        if (slot_of(c, v.as_str()) != long(slots)) return false;
+        ++slots;
+        node.k = ShapeNode::K::Slot;
+        return true;
+      }
+      node.k = ShapeNode::K::Scalar;
+      node.value = v;
+      return true;
+    case Kind::List:
+      node.k = ShapeNode::K::List;
+      node.items.resize(v.items().size());
+      for (size_t i = 0; i < v.items().size(); ++i)
+        if (!compile_shape(c, v.items()[i], false, slots, node.items[i])) return false;
+      return true;
+    case Kind::Dict: {
+      const auto& entries = v.as_dict().entries();
+      node.k = ShapeNode::K::Dict;
+      node.items.resize(entries.size());
+      node.keys.reserve(entries.size());
+      for (size_t i = 0; i < entries.size(); ++i) {
+        if (!entries[i].first.is_str()) return false;
+        node.keys.push_back(entries[i].first);
+        bool opaque = false;
+        for (const std::string& k : c.opaque) opaque |= k == entries[i].first.as_str();
+        if (!compile_shape(c, entries[i].second, opaque, slots, node.items[i])) return false;
+      }
+      return true;
+    }
+    case Kind::None:
+    case Kind::Bool:
+    case Kind::Int:
+    case Kind::BigInt:
+    case Kind::Float:
+      node.k = ShapeNode::K::Scalar;
+      node.value = v;
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Whether message value `v` matches the pattern, its slot strings appended
+// to `slots` (on false, some may have been).
+bool matches(const ShapeNode& node, const Value& v, std::vector<Value>& slots) {
+  switch (node.k) {
+    case ShapeNode::K::Slot:
+      if (!v.is_str() || v.as_str().empty() || has_surrogate(v.as_str())) return false;
+      slots.push_back(v);
+      return true;
+    case ShapeNode::K::Scalar: return same(node.value, v);
+    case ShapeNode::K::List: {
+      if (v.kind() != Kind::List || v.items().size() != node.items.size()) return false;
+      const auto& items = v.items();
+      for (size_t i = 0; i < items.size(); ++i)
+        if (!matches(node.items[i], items[i], slots)) return false;
+      return true;
+    }
+    case ShapeNode::K::Dict: {
+      if (v.kind() != Kind::Dict || v.as_dict().size() != node.items.size()) return false;
+      const auto& entries = v.as_dict().entries();
+      for (size_t i = 0; i < entries.size(); ++i) {
+        const Value& key = entries[i].first;
+        if (!key.is_str()) return false;
+        const std::string &a = key.as_str(), &b = node.keys[i].as_str();
+        if (a.size() != b.size() || std::memcmp(a.data(), b.data(), a.size()) != 0) return false;
+        if (!matches(node.items[i], entries[i].second, slots)) return false;
+      }
+      return true;
+    }
+  }
+  return false;
+}
+
 bool compile(const Config& c, const Value& v, const Value* shape, PlanNode& node, size_t depth);
+
+// The most entries of a dict rebuilt in place (the entries reordered are
+// marked in one 32-bit word).
+constexpr size_t kMaxInPlace = 32;
 
 // `shape`: the shape's value at the same place, when it has one.
 bool compile_node(const Config& c, const Value& v, const Value* shape, PlanNode& node, size_t depth) {
@@ -446,8 +553,12 @@ bool compile_node(const Config& c, const Value& v, const Value* shape, PlanNode&
         if (!compile(c, items[i], sub, node.items[i], depth + 1)) return false;
         marked |= node.items[i].k != PlanNode::K::Const;
       }
-      if (marked) node.k = PlanNode::K::List;
-      else node.items.clear();
+      if (marked) {
+        node.k = PlanNode::K::List;
+        node.in_place = in_shape != nullptr && in_shape->size() == items.size();
+      } else {
+        node.items.clear();
+      }
       return true;
     }
     case Kind::Dict: {
@@ -482,6 +593,9 @@ bool compile_node(const Config& c, const Value& v, const Value* shape, PlanNode&
       }
       if (marked) {
         node.k = PlanNode::K::Dict;
+        // (the keys are distinct, so distinct places: each place taken once)
+        node.in_place = in_shape != nullptr && in_shape->size() == entries.size() && entries.size() <= kMaxInPlace &&
+                        std::none_of(node.from.begin(), node.from.end(), [](int32_t f) { return f < 0; });
       } else {
         node.items.clear();
         node.keys.clear();
@@ -581,6 +695,76 @@ bool build(const PlanNode& node, const Value* source, const Value* slots, uint32
   return false;
 }
 
+// Builds a message from its plan where its own value `v` is (the request's
+// parse, held by nothing else): a container the plan keeps whole (a dict's
+// keys perhaps reordered) is changed in place, item by item; anything else
+// is built as build() does. On false, `v` is left half-built.
+bool rebuild(const PlanNode& node, Value& v, const Value* slots, uint32_t count, SlotDecoder& decoder) {
+  switch (node.k) {
+    case PlanNode::K::Source: return true;
+    case PlanNode::K::Const: v = node.value; return true;
+    case PlanNode::K::Slot:
+      if (node.slot >= count) return false;
+      v = slots[node.slot];
+      return true;
+    case PlanNode::K::Decoded: {
+      Value decoded;
+      if (node.slot >= count || !decode_slot(slots[node.slot], decoder, decoded)) return false;
+      v = std::move(decoded);
+      return true;
+    }
+    case PlanNode::K::List:
+      if (jinja::ListData* l = node.in_place ? v.sole_list() : nullptr; l != nullptr && l->items.size() == node.items.size()) {
+        for (size_t i = 0; i < node.items.size(); ++i)
+          if (!rebuild(node.items[i], l->items[i], slots, count, decoder)) return false;
+        l->refresh();
+        return true;
+      }
+      break;
+    case PlanNode::K::Dict:
+      if (jinja::DictData* d = node.in_place ? v.sole_dict() : nullptr; d != nullptr && d->size() == node.items.size()) {
+        auto& entries = d->entries_in_place();
+        const size_t n = entries.size();
+        // entry i becomes the one at from[i]: the permutation's cycles, one
+        // entry held aside per cycle
+        uint32_t done = 0;
+        for (size_t i = 0; i < n; ++i) {
+          if ((done >> i) & 1u || size_t(node.from[i]) == i) continue;
+          std::pair<Value, Value> held = std::move(entries[i]);
+          size_t j = i;
+          for (size_t f = size_t(node.from[j]); f != i; j = f, f = size_t(node.from[j])) {
+            entries[j] = std::move(entries[f]);
+            done |= 1u << j;
+          }
+          entries[j] = std::move(held);
+          done |= 1u << j;
+        }
+        for (size_t i = 0; i < n; ++i)
+          if (!rebuild(node.items[i], entries[i].second, slots, count, decoder)) return false;
+        d->refresh();
+        return true;
+      }
+      break;
+  }
+  Value out;
+  if (!build(node, &v, slots, count, decoder, out)) return false;
+  v = std::move(out);
+  return true;
+}
+
+// Puts a matchable plan first among the cache's recent ones.
+void remember_plan(Cache& cache, const std::shared_ptr<const Plan>& plan) {
+  if (!plan->matchable) return;
+  auto& r = cache.recent;
+  auto it = std::find(r.begin(), r.end(), plan);
+  if (it == r.end()) {
+    if (r.size() >= kRecentPlans) r.pop_back();
+    r.insert(r.begin(), plan);
+  } else {
+    std::rotate(r.begin(), it, it + 1);
+  }
+}
+
 }  // namespace
 
 bool shape_request(std::string_view text, std::string_view config, ShapeReport& out) {
@@ -611,37 +795,67 @@ bool shape_request(std::string_view text, std::string_view config, ShapeReport& 
   std::string shape;
   st.shape_of.reserve(items.size());
   st.slot_begin.reserve(items.size() + 1);
+  // the distinct shape at `index` (new when it is shapes.size())
+  auto take = [&](uint32_t index, const std::string& shape) {
+    if (index == st.shapes.size()) {
+      if (!distinct.empty()) distinct.emplace(shape, index);
+      st.shapes.push_back(shape);
+    }
+    st.shape_of.push_back(index);
+  };
+  auto find_shape = [&](const std::string& shape) {
+    if (st.shapes.size() <= kLinearShapes) {
+      for (size_t k = st.shapes.size(); k-- > 0;)
+        if (st.shapes[k] == shape) return uint32_t(k);
+      return uint32_t(st.shapes.size());
+    }
+    if (distinct.empty())
+      for (size_t k = 0; k < st.shapes.size(); ++k) distinct.emplace(st.shapes[k], uint32_t(k));
+    auto it = distinct.find(shape);
+    return it != distinct.end() ? it->second : uint32_t(st.shapes.size());
+  };
   for (const Value& m : items) {
     if (m.kind() != Kind::Dict) {
       st.drop_request();
       return false;
     }
+    const uint32_t first_slot = uint32_t(st.slots.size());
+    st.slot_begin.push_back(first_slot);
+    // a shape planned lately, matched without writing the message's shape
+    const Plan* matched = nullptr;
+    for (const auto& p : cache->recent) {
+      if (matches(p->match, m, st.slots)) {
+        matched = p.get();
+        break;
+      }
+      st.slots.resize(first_slot);
+    }
+    if (matched != nullptr) {
+      uint32_t index = uint32_t(st.plans.size());
+      if (st.plans.size() <= kLinearShapes) {
+        for (size_t k = st.plans.size(); k-- > 0;)
+          if (st.plans[k].get() == matched) index = uint32_t(k);
+      } else {
+        index = find_shape(matched->shape);
+      }
+      if (index == st.plans.size()) {
+        for (const auto& p : cache->recent)
+          if (p.get() == matched) st.plans.push_back(p);
+      }
+      take(index, matched->shape);
+      st.sources.push_back(m);
+      continue;
+    }
+    // (a request mostly has a few distinct shapes, looked through one by
+    // one; past kLinearShapes, an index)
     shape.clear();
-    st.slot_begin.push_back(uint32_t(st.slots.size()));
     ShapeWriter w{c, shape, st.slots};
     if (!w.value(m, 1, false)) {
       st.drop_request();
       return false;
     }
-    // (a request mostly has a few distinct shapes, looked through one by
-    // one; past kLinearShapes, an index)
-    uint32_t index = uint32_t(st.shapes.size());
-    if (st.shapes.size() <= kLinearShapes) {
-      for (size_t k = st.shapes.size(); k-- > 0;) {
-        if (st.shapes[k] == shape) {
-          index = uint32_t(k);
-          break;
-        }
-      }
-    } else {
-      if (distinct.empty())
-        for (size_t k = 0; k < st.shapes.size(); ++k) distinct.emplace(st.shapes[k], uint32_t(k));
-      auto it = distinct.find(shape);
-      if (it != distinct.end()) index = it->second;
-    }
+    const uint32_t index = find_shape(shape);
     if (index == st.shapes.size()) {
-      if (!distinct.empty()) distinct.emplace(shape, index);
-      st.shapes.push_back(shape);
       auto known = cache->plans.find(shape);
       if (known == cache->plans.end()) {
         out.unplanned.push_back(shape);
@@ -652,9 +866,10 @@ bool shape_request(std::string_view text, std::string_view config, ShapeReport& 
         return false;
       } else {
         st.plans.push_back(known->second);
+        remember_plan(*cache, known->second);
       }
     }
-    st.shape_of.push_back(index);
+    take(index, shape);
     st.sources.push_back(m);
   }
   st.slot_begin.push_back(uint32_t(st.slots.size()));
@@ -669,48 +884,75 @@ bool shape_request(std::string_view text, std::string_view config, ShapeReport& 
 void add_plans(std::string_view config, const std::vector<std::pair<std::string, std::string>>& plans) {
   Cache* cache = cache_for(config);
   if (cache == nullptr) return;
-  if (cache->plans.size() + plans.size() > kMaxPlans) cache->plans.clear();
+  if (cache->plans.size() + plans.size() > kMaxPlans) {
+    cache->plans.clear();
+    cache->recent.clear();
+  }
   for (const auto& [shape, json] : plans) {
     auto plan = std::make_shared<Plan>();
     if (!json.empty()) {
       try {
         const Value shape_value = jinja::json_loads(shape);
         plan->ok = compile(cache->config, jinja::json_loads(json), &shape_value, plan->root, 1);
+        // a pattern only for a shape whose text is what this side writes
+        // for its value (so a message matching it has that same text)
+        uint32_t slots = 0;
+        if (plan->ok && shape_value.kind() == Kind::Dict && compile_shape(cache->config, shape_value, false, slots, plan->match)) {
+          std::string written;
+          std::vector<Value> ignored;
+          ShapeWriter w{cache->config, written, ignored};
+          plan->matchable = w.value(shape_value, 1, false) && written == shape;
+        }
       } catch (const jinja::Error&) {
         plan->ok = false;
       }
     }
-    cache->plans[shape] = std::move(plan);
+    plan->shape = shape;
+    auto& slot = cache->plans[shape];
+    if (slot != nullptr) {
+      // (a shape planned again: its earlier plan is matched no more)
+      auto& r = cache->recent;
+      r.erase(std::remove(r.begin(), r.end(), slot), r.end());
+    }
+    if (plan->matchable) remember_plan(*cache, plan);
+    slot = std::move(plan);
   }
 }
 
 bool planned_messages(uint64_t ticket, Value& out) {
   State& st = g_state;
   if (ticket == 0 || ticket != st.ticket || st.cache == nullptr) return false;
-  std::vector<const Plan*> plans(st.shapes.size());
-  for (size_t i = 0; i < st.shapes.size(); ++i) {
-    if (st.plans[i] == nullptr) {
+  // the messages are built where the request's parse has them: the ticket
+  // is spent, whatever the outcome
+  Cache* cache = st.cache;
+  std::vector<std::string> shapes = std::move(st.shapes);
+  std::vector<std::shared_ptr<const Plan>> plans = std::move(st.plans);
+  std::vector<Value> messages = std::move(st.sources);
+  std::vector<Value> slots = std::move(st.slots);
+  std::vector<uint32_t> slot_begin = std::move(st.slot_begin);
+  std::vector<uint32_t> shape_of = std::move(st.shape_of);
+  st.drop_request();
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    if (plans[i] == nullptr) {
       // planned since shape_request
-      auto it = st.cache->plans.find(st.shapes[i]);
-      if (it == st.cache->plans.end()) return false;
-      st.plans[i] = it->second;
+      auto it = cache->plans.find(shapes[i]);
+      if (it == cache->plans.end()) return false;
+      plans[i] = it->second;
     }
-    if (!st.plans[i]->ok) return false;
-    plans[i] = st.plans[i].get();
+    if (!plans[i]->ok) return false;
   }
-  std::vector<Value> messages(st.shape_of.size());
   SlotDecoder decoder;
   try {
     for (size_t i = 0; i < messages.size(); ++i) {
-      uint32_t begin = st.slot_begin[i];
-      if (!build(plans[st.shape_of[i]]->root, &st.sources[i], st.slots.data() + begin, st.slot_begin[i + 1] - begin, decoder, messages[i])) return false;
+      uint32_t begin = slot_begin[i];
+      if (!rebuild(plans[shape_of[i]]->root, messages[i], slots.data() + begin, slot_begin[i + 1] - begin, decoder)) return false;
     }
+    out = Value::list(std::move(messages));
   } catch (const jinja::Error&) {
     // (a bound the built message passes, such as a decoded slot nested past
     // the engine's depth: the usual path gives its own error for it)
     return false;
   }
-  out = Value::list(std::move(messages));
   return true;
 }
 

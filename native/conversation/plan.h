@@ -51,9 +51,11 @@ bool shape_request(std::string_view text, std::string_view config, ShapeReport& 
 // The plans (shape, plan JSON) for the last shaped request's config.
 void add_plans(std::string_view config, const std::vector<std::pair<std::string, std::string>>& plans);
 
-// The template messages of the request `ticket` named, from the plans.
-// False: declined (another request was shaped since, a shape has no plan,
-// a slot to decode is not a JSON object).
+// The template messages of the request `ticket` named, from the plans,
+// built where the request's parse holds them (so a ticket is spent by its
+// first call, whatever the outcome). False: declined (another request was
+// shaped since, the ticket was spent, a shape has no plan, a slot to
+// decode is not a JSON object).
 bool planned_messages(uint64_t ticket, jinja::Value& out);
 
 // Drops this thread's plans and shaped request.

@@ -123,6 +123,14 @@ Value Value::list_from(std::shared_ptr<ListData> d) {
   return v;
 }
 
+void ListData::refresh() {
+  size_t deepest = 0;
+  for (const Value& item : items)
+    if (item.kind() >= Kind::List) deepest = std::max(deepest, nesting_depth(item));
+  check_nesting(deepest);
+  depth = uint32_t(deepest + 1);
+}
+
 Value Value::tuple(std::vector<Value> items) {
   Value v = list(std::move(items));
   v.kind_ = Kind::Tuple;
@@ -199,6 +207,15 @@ void DictData::set(Value key, Value value) {
   for (auto& e : entries_)
     if (!e.first.is_str() && py_equal(e.first, key)) { e.second = std::move(value); return; }
   entries_.emplace_back(std::move(key), std::move(value));
+}
+
+void DictData::refresh() {
+  size_t deepest = 0;
+  for (const auto& e : entries_)
+    if (e.second.kind() >= Kind::List) deepest = std::max(deepest, nesting_depth(e.second));
+  check_nesting(deepest);
+  depth_ = uint32_t(deepest + 1);
+  if (entries_.size() > 8) build_index();
 }
 
 const Value* DictData::find_str(std::string_view key) const {

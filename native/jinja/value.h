@@ -167,6 +167,11 @@ class Value {
 
   std::shared_ptr<const StrData> str_ptr() const { return std::static_pointer_cast<const StrData>(ptr_); }
   std::shared_ptr<const DictData> dict_ptr() const;
+  // The list (List only, not Tuple) or dict that this value alone holds (no
+  // other Value shares it), for its holder to change in place before anyone
+  // else sees it; null otherwise. Call refresh() on it after the change.
+  ListData* sole_list() const;
+  DictData* sole_dict() const;
   // Identity of heap values (for `is sameas` and cycle checks).
   const void* identity() const { return ptr_.get(); }
 
@@ -192,6 +197,9 @@ struct ListData {
   ListData() = default;
   ListData(const ListData&) = delete;
   ~ListData();
+  // The depth again, after items were changed in place (Value::sole_list);
+  // LimitError past kMaxNesting.
+  void refresh();
 };
 
 class DictData {
@@ -224,6 +232,15 @@ class DictData {
   }
   // Empties the dict (the index first: it points into the entries' keys).
   void clear();
+  // For the only holder (Value::sole_dict): the entries, to reorder or
+  // change in place as long as the keys stay the same distinct strs; then
+  // refresh() brings the depth and the index up to date (LimitError past
+  // kMaxNesting).
+  Entries& entries_in_place() {
+    index_.reset();
+    return entries_;
+  }
+  void refresh();
 
  private:
   Entries entries_;
@@ -294,6 +311,13 @@ inline const DictData& Value::as_dict() const { return *static_cast<const DictDa
 inline const FunctionData& Value::as_function() const { return *static_cast<const FunctionData*>(ptr_.get()); }
 inline Object& Value::as_object() const { return *static_cast<Object*>(const_cast<void*>(ptr_.get())); }
 inline std::shared_ptr<const DictData> Value::dict_ptr() const { return std::static_pointer_cast<const DictData>(ptr_); }
+// (every ListData and DictData is made non-const; Values hold them as const)
+inline ListData* Value::sole_list() const {
+  return kind_ == Kind::List && ptr_.use_count() == 1 ? const_cast<ListData*>(static_cast<const ListData*>(ptr_.get())) : nullptr;
+}
+inline DictData* Value::sole_dict() const {
+  return kind_ == Kind::Dict && ptr_.use_count() == 1 ? const_cast<DictData*>(static_cast<const DictData*>(ptr_.get())) : nullptr;
+}
 
 // Broken-down local time used by strftime_now (the render's injectable clock).
 struct DateTime {

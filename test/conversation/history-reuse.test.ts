@@ -416,6 +416,44 @@ describe('planned messages (built natively from plans)', () => {
     expect(plannedRequests.rendered - rendered).toBe(4);
   });
 
+  it('takes a known shape\'s plan only for a message with the same keys, order, kinds and values outside its strings', () => {
+    const options: RenderChatOptions = { template: TEMPLATES[0]!, now: '2026-01-01T00:00:00' };
+    const call = (args: string) => ({ role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: args } }] });
+    // each one differs from the ones before it in one thing only; all of them are valid messages
+    const variants: Msg[] = [
+      { role: 'user', content: 'x', n: 1 },
+      { role: 'user', name: 'x', n: 1 },
+      { role: 'user', content: 'x', m: 1 },
+      { role: 'user', n: 1, content: 'x' },
+      { role: 'user', content: 'x', n: 2 },
+      { role: 'user', content: 'x', n: 1.5 },
+      { role: 'user', content: 'x', n: true },
+      { role: 'user', content: 'x', n: '1' },
+      { role: 'user', content: 'x', n: null },
+      { role: 'user', content: 'x', n: [1] },
+      { role: 'user', content: 'x', n: { a: 1 } },
+      { role: 'user', content: '', n: 1 },
+      { role: 'user', content: null, n: 1 },
+      { role: 'user', content: [{ type: 'text', text: 'x' }], n: 1 },
+      { role: 'assistant', content: 'x', n: 1 },
+      call('{"a": 1}'),
+      call('{"b": 1}'),
+      call('[1]'),
+    ];
+    const rendered = plannedRequests.rendered;
+    // every variant after every other, so that each one's shape is known when the others come
+    for (let round = 0; round < 2; round++) {
+      variants.forEach((v, i) => {
+        const text = JSON.stringify({ model: 'm', messages: [{ role: 'user', content: `shape ${round} ${i}` }, v, { ...v }] });
+        expect(outcome(text, options), text).toEqual(reference(text, options));
+      });
+    }
+    // (a float integral value: the text alone spells it)
+    const floatText = `{"model":"m","messages":[{"role":"user","content":"float"},{"role":"user","content":"x","n":1.0}]}`;
+    expect(outcome(floatText, options)).toEqual(reference(floatText, options));
+    expect(plannedRequests.rendered - rendered).toBeGreaterThan(20);
+  });
+
   it('declines arguments nested past what the engine builds, and gives the usual path\'s result', () => {
     const options: RenderChatOptions = { template: TEMPLATES[0]!, now: '2026-01-01T00:00:00' };
     for (const depth of [60, 990, 998, 1100]) {
