@@ -257,19 +257,30 @@ struct AsyncRender {
   }
 };
 
-// A JS string as UTF-8 (lone surrogates as U+FFFD). A short one is written
-// in one pass into this thread's scratch buffer, sized for its worst case
-// (3 bytes per UTF-16 unit), instead of being measured first.
+// A JS string as UTF-8 (lone surrogates as U+FFFD). One up to 1 Mi UTF-16
+// units is written in one pass into this thread's scratch buffer, sized
+// for its worst case (3 bytes per unit) and grown as needed, instead of
+// being measured first; a longer one is measured, then written.
 void read_utf8(napi_env env, napi_value v, std::string& out) {
-  static constexpr size_t kOnePassUnits = 16 * 1024;
-  thread_local std::unique_ptr<char[]> scratch(new char[kOnePassUnits * 3 + 1]);
+  static constexpr size_t kOnePassUnits = 1024 * 1024;
+  static constexpr size_t kKeptScratch = 64 * 1024 * 3 + 1;  // what a thread keeps between calls
+  thread_local std::unique_ptr<char[]> scratch;
+  thread_local size_t scratch_size = 0;
   size_t units = 0;
   if (napi_get_value_string_utf16(env, v, nullptr, 0, &units) == napi_ok && units <= kOnePassUnits) {
-    size_t written = 0;
-    if (napi_get_value_string_utf8(env, v, scratch.get(), units * 3 + 1, &written) == napi_ok) {
-      out.assign(scratch.get(), written);
-      return;
+    const size_t need = units * 3 + 1;
+    if (scratch_size < need) {
+      scratch.reset(new char[need]);
+      scratch_size = need;
     }
+    size_t written = 0;
+    const bool ok = napi_get_value_string_utf8(env, v, scratch.get(), need, &written) == napi_ok;
+    if (ok) out.assign(scratch.get(), written);
+    if (scratch_size > kKeptScratch) {
+      scratch.reset();
+      scratch_size = 0;
+    }
+    if (ok) return;
   }
   out = Napi::String(env, v).Utf8Value();
 }
