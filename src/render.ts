@@ -6,6 +6,7 @@ import { BackendError, TemplateLoadError } from './errors';
 import { wallClock, type NowInput } from './native/clock';
 import { CompiledTemplate, compileTemplate, keepPlans, planRequest, type NativeRenderOptions, type RenderLimits } from './native/embedded';
 import { planRequestText } from './conversation/planned';
+import { stringifyIfExact } from './protocol/json-stringify-agrees';
 import { loadVllmCpp } from './native/vllm-cpp';
 import { loadTemplateFromPath } from './templates/load';
 import { renderInPool } from './async';
@@ -144,7 +145,11 @@ export interface RenderChatOptions extends RenderLimits {
    * Raw-text requests (default true): keep the messages built for recent
    * conversations (per thread: up to 32 conversations, 16 Mi characters of
    * request text and message JSON), and build only the new messages of a
-   * request whose messages continue one byte for byte. Every request (the
+   * request whose messages continue one byte for byte. A request object
+   * with a compiled template on the embedded backend goes the same way as
+   * its JSON.stringify text, where that text gives back exactly the object
+   * (plain objects and arrays of strings, booleans, null, safe integers
+   * and finite non-integral numbers). Every request (the
    * embedded backend): the native side keeps the parsed messages of recent
    * contexts that continued an earlier one (per thread: up to 8, 4 MiB of
    * context JSON) and parses only the messages after those a context shares
@@ -353,6 +358,12 @@ function prepared(
 export const plannedRequests = { enabled: true, rendered: 0 };
 
 /**
+ * @internal Requests given as objects that renderChat prepared as their
+ * JSON text (renderNow); `enabled` off: none are.
+ */
+export const objectsAsText = { enabled: true, prepared: 0 };
+
+/**
  * The context built for the last planned request's rest (its text without
  * the messages) with the template and options of `key` (contextKey): an
  * agent sends the same tools and settings with every request.
@@ -497,8 +508,33 @@ export function renderChat<R extends ChatRequest>(request: ChatRequestInput<R>, 
   return renderNow(request, options, false);
 }
 
+/**
+ * The request object's JSON text, where the raw-text path may take it: a
+ * compiled template on the embedded backend with the reuse on, and an object
+ * that text gives back exactly (protocol/json-stringify-agrees).
+ */
+function asRequestText(request: unknown, options: RenderChatOptions): string | undefined {
+  if (typeof request !== 'object' || request === null || options.reuseConversation === false) return undefined;
+  if (!objectsAsText.enabled || !recentConversations.enabled || !plannedRequests.enabled || !(options.template instanceof CompiledTemplate)) return undefined;
+  if (options.backend !== undefined && options.backend !== 'embedded') return undefined;
+  return stringifyIfExact(request);
+}
+
 function renderNow(request: unknown, options: RenderChatOptions, readOnly: boolean): RenderChatResult {
-  let p = prepare(request, options, true);
+  let p: Prepared | undefined;
+  // an object as its text (planned messages, a continued conversation's reuse); where the
+  // text does not prepare, the object's own path gives the error
+  const text = asRequestText(request, options);
+  if (text !== undefined) {
+    try {
+      p = prepare(text, options, true);
+      request = text;
+      objectsAsText.prepared++;
+    } catch {
+      p = undefined;
+    }
+  }
+  p ??= prepare(request, options, true);
   if (p.planned !== undefined) {
     const rendered = p.compiled.renderPlanned(p.built.contextJson, p.planned.ticket, p.planned.plans, p.native);
     if (rendered !== null) {

@@ -1,0 +1,195 @@
+/**
+ * A request object that its JSON.stringify text gives back exactly is
+ * prepared as that text (render.ts asRequestText, protocol/json-stringify-agrees):
+ * planned messages and the reuse of continued conversations then apply to
+ * objects too. Whatever the object holds, the result and the error must be
+ * those of the object's own path (objectsAsText off).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { compileTemplate, renderChat, type RenderChatOptions } from '../../src';
+import { MAX_STRINGIFY_DEPTH, stringifyIfExact } from '../../src/protocol/json-stringify-agrees';
+import { PY_KEYS, PyFloat, serializePyJson } from '../../src/protocol/pyjson';
+import { objectsAsText, recentConversations } from '../../src/render';
+import { rng } from '../support/random';
+
+const SEES =
+  "{%- for m in messages %}<{{ m.role }}>{{ m | tojson }}{% if m.tool_calls %}{% for c in m.tool_calls %}[{{ c.function.arguments is mapping }}]{% endfor %}{% endif %}\n{%- endfor %}" +
+  '{%- if tools %}TOOLS {{ tools | tojson }}{% endif %}{% if add_generation_prompt %}<gen>{% endif %}[{{ x }}|{{ documents | tojson }}]';
+const TEMPLATE = compileTemplate(SEES);
+
+type Obj = Record<string, unknown>;
+
+class Box {
+  constructor(readonly v: number) {}
+}
+
+/** A value JSON.stringify may write differently from what the object stands for, or may not. */
+function oddValue(rand: () => number, i: number): unknown {
+  switch (Math.floor(rand() * 26)) {
+    case 0: return undefined;
+    case 1: return -0;
+    case 2: return NaN;
+    case 3: return Infinity;
+    case 4: return 2 ** 53;
+    case 5: return 1e21;
+    case 6: return 0.1;
+    case 7: return 1.5e-10;
+    case 8: return new PyFloat(1);
+    case 9: return new Map([['a', 1]]);
+    case 10: return new Date(0);
+    case 11: return new Box(i);
+    case 12: return { toJSON: () => 'x' };
+    case 13: return Object.defineProperty({}, 'g', { enumerable: true, get: () => i });
+    case 14: return BigInt(i);
+    case 15: return [1, , 3]; // eslint-disable-line no-sparse-arrays
+    case 16: return JSON.parse('{"__proto__": {"a": 1}, "b": 2}');
+    case 17: return { 2: 'b', 1: 'a', z: 0 };
+    case 18: return Object.assign(Object.create(null), { n: i });
+    case 19: return `lone \ud800 ${i}`;
+    case 20: return Object.defineProperty({ v: 1 }, 'hidden', { enumerable: false, value: new Map() });
+    case 21: return { [Symbol('s')]: 1, v: 2 };
+    case 22: return () => i;
+    case 23: return Object.assign([1, 2], { extra: 3 });
+    case 24: return Object.assign({ a: 1 }, { [PY_KEYS]: ['a'] });
+    default: return `plain ${i} \u00e9 \ud83d\ude00 "q" \\ \n`;
+  }
+}
+
+function deep(n: number): unknown {
+  let v: unknown = 1;
+  for (let k = 0; k < n; k++) v = { a: v };
+  return v;
+}
+
+/** A request object; `spoil`: put an odd value somewhere in it. */
+function request(rand: () => number, n: number, spoil: boolean): Obj {
+  const messages: Obj[] = [{ role: 'system', content: `request ${n}` }];
+  const count = 1 + Math.floor(rand() * 6);
+  for (let i = 0; i < count; i++) {
+    const r = rand();
+    if (r < 0.3) messages.push({ role: 'user', content: `u ${i}` });
+    else if (r < 0.45) messages.push({ role: 'user', content: [{ type: 'text', text: `part ${i}` }] });
+    else if (r < 0.65) messages.push({ role: 'assistant', content: null, tool_calls: [{ id: `c${i}`, type: 'function', function: { name: 'f', arguments: `{"n": ${i}, "x": 1.0, "s": "v"}` } }] });
+    else if (r < 0.8) messages.push({ role: 'tool', tool_call_id: `c${i}`, content: `r ${i}` });
+    else if (r < 0.9) messages.push({ role: 'assistant', content: `a ${i}`, n: i, f: 0.5 });
+    else messages.push({ role: 'assistant', content: null, tool_calls: [{ id: `c${i}`, type: 'function', function: { name: 'f', arguments: '{"x": ' } }] });
+  }
+  const req: Obj = { model: 'm', messages };
+  if (rand() < 0.5) req.tools = [{ type: 'function', function: { name: 'f', description: 'd', parameters: { type: 'object', properties: { n: { type: 'integer' } } } } }];
+  if (rand() < 0.3) req.temperature = rand() < 0.5 ? 0.7 : 1;
+  if (spoil) {
+    const odd = oddValue(rand, n);
+    const where = Math.floor(rand() * 6);
+    const m = messages[1 + Math.floor(rand() * (messages.length - 1))]!;
+    if (where === 0) m.extra = odd;
+    else if (where === 1) m.content = odd;
+    else if (where === 2) req.documents = [{ title: 't', v: odd }];
+    else if (where === 3 && Array.isArray(req.tools)) ((req.tools[0] as Obj).function as Obj).parameters = { type: 'object', properties: { n: odd } };
+    else if (where === 4) messages.push({ role: 'user', content: 'deep', extra: deep(MAX_STRINGIFY_DEPTH - 4 + Math.floor(rand() * 8)) });
+    else req.metadata = { v: odd };
+  }
+  return req;
+}
+
+function outcome(req: unknown, options: RenderChatOptions): unknown {
+  const error = (e: unknown) => {
+    const err = e as { name?: string; code?: string; message?: string; path?: string };
+    return { error: [err.name, err.code, err.message, err.path] };
+  };
+  let r: ReturnType<typeof renderChat>;
+  try {
+    r = renderChat(req as never, options);
+  } catch (e) {
+    return error(e);
+  }
+  try {
+    return { prompt: r.prompt, messages: serializePyJson(r.messages), tools: serializePyJson(r.tools), warnings: r.warnings, format: r.contentFormat };
+  } catch (e) {
+    return { prompt: r.prompt, whenRead: error(e) };
+  }
+}
+
+function reference(req: unknown, options: RenderChatOptions): unknown {
+  objectsAsText.enabled = false;
+  try {
+    return outcome(req, options);
+  } finally {
+    objectsAsText.enabled = true;
+  }
+}
+
+afterEach(() => {
+  objectsAsText.enabled = true;
+  recentConversations.clear();
+});
+
+describe('request objects prepared as their JSON text', () => {
+  it('render what the object path renders, whatever the object holds', () => {
+    const rand = rng(5);
+    const prepared = objectsAsText.prepared;
+    let plain = 0;
+    for (let n = 0; n < 500; n++) {
+      const spoil = rand() < 0.5;
+      const req = request(rand, n, spoil);
+      if (!spoil) plain++;
+      const options: RenderChatOptions = {
+        template: TEMPLATE,
+        policy: rand() < 0.8 ? 'strict' : 'lenient',
+        contentFormat: rand() < 0.7 ? 'auto' : 'openai',
+        now: '2026-01-01T00:00:00',
+      };
+      if (rand() < 0.2) options.chatTemplateKwargs = { x: 'kw' };
+      let got: unknown;
+      let want: unknown;
+      // (a request whose getter or cycle the object path itself cannot walk still gives the same error)
+      expect(() => {
+        got = outcome(req, options);
+        want = reference(req, options);
+      }).not.toThrow();
+      expect(got, `request ${n}`).toEqual(want);
+    }
+    // the plain ones that render went the text way
+    expect(objectsAsText.prepared - prepared).toBeGreaterThan(plain / 2);
+  });
+
+  it('take the reuse of a continued conversation for an agent loop given as objects', () => {
+    const options: RenderChatOptions = { template: TEMPLATE, now: '2026-01-01T00:00:00' };
+    const messages: Obj[] = [{ role: 'system', content: 'a system prompt long enough to be kept' }, { role: 'user', content: 'go' }];
+    const reused = recentConversations.reusedRequests;
+    for (let turn = 0; turn < 6; turn++) {
+      const req = { model: 'm', messages: messages.map((m) => ({ ...m })) };
+      expect(outcome(req, options)).toEqual(reference(req, options));
+      messages.push({ role: 'assistant', content: null, tool_calls: [{ id: `t${turn}`, type: 'function', function: { name: 'f', arguments: `{"turn": ${turn}}` } }] });
+      messages.push({ role: 'tool', tool_call_id: `t${turn}`, content: `done ${turn}` });
+    }
+    expect(recentConversations.reusedRequests - reused).toBeGreaterThan(2);
+  });
+
+  it('decline what JSON.stringify would write differently', () => {
+    const decline: unknown[] = [
+      { a: undefined }, { a: -0 }, { a: NaN }, { a: 2 ** 53 }, { a: new PyFloat(1) }, { a: new Map() }, { a: new Date(0) },
+      { a: new Box(1) }, { a: { toJSON: () => 1 } }, { a: 1n }, { a: [1, , 2] }, { a: () => 1 }, { a: Symbol('s') }, // eslint-disable-line no-sparse-arrays
+      Object.assign({ a: 1 }, { [PY_KEYS]: ['a'] }), { a: deep(MAX_STRINGIFY_DEPTH) }, [1], 'text', null,
+      { a: Object.assign([1], { toJSON: () => 1 }) }, { a: Object.setPrototypeOf([1], null) },
+    ];
+    for (const v of decline) expect(stringifyIfExact(v), String(JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? 'big' : x)))).toBeUndefined();
+    const cycle: Obj = { a: 1 };
+    cycle.self = cycle;
+    expect(stringifyIfExact(cycle)).toBeUndefined();
+    expect(stringifyIfExact({ a: Object.defineProperty({}, 'g', { enumerable: true, get: () => { throw new Error('no'); } }) })).toBeUndefined();
+    const take: Array<[unknown, string]> = [
+      [{ a: 1, b: 0.5, c: 'x\ud800', d: [null, true], e: { 2: 0, 1: 0 } }, '{"a":1,"b":0.5,"c":"x\\ud800","d":[null,true],"e":{"1":0,"2":0}}'],
+      [{ a: deep(MAX_STRINGIFY_DEPTH - 2) }, JSON.stringify({ a: deep(MAX_STRINGIFY_DEPTH - 2) })],
+      [Object.assign(Object.create(null), { n: 1e-7 }), '{"n":1e-7}'],
+    ];
+    for (const [v, text] of take) expect(stringifyIfExact(v)).toBe(text);
+    // an enumerable key on Object.prototype: nothing is taken
+    (Object.prototype as Obj).polluted = 1;
+    try {
+      expect(stringifyIfExact({ a: 1 })).toBeUndefined();
+    } finally {
+      delete (Object.prototype as Obj).polluted;
+    }
+    expect(stringifyIfExact({ a: 1 })).toBe('{"a":1}');
+  });
+});
