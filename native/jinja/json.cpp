@@ -455,27 +455,18 @@ struct Parser {
       bool ascii = (high & kHigh) == 0;
       return make_string(raw, ascii, ascii ? raw.size() : count_code_points(raw));
     }
-    decode_escaped(p);
-    bool ascii = unicode::is_ascii(scratch);
+    decode_escaped(p, high);
+    bool ascii = (high & kHigh) == 0;
     return make_string(scratch, ascii, ascii ? scratch.size() : count_code_points(scratch));
   }
 
   // Decodes a string literal with escapes into `scratch` (pos past the
-  // opening quote, `p` where scan_plain stopped); pos ends past the closing
-  // quote.
-  void decode_escaped(size_t p) {
+  // opening quote, `p` where scan_plain stopped), in one pass (scratch keeps
+  // its capacity from string to string); pos ends past the closing quote.
+  // `high` gathers the high bits of the decoded bytes (kHigh: not ASCII).
+  void decode_escaped(size_t p, uint64_t& high) {
     size_t begin = pos - 1;  // the opening quote
-    // Escapes only shrink, so the raw length up to the closing quote bounds
-    // the decoded size: find it (skipping escaped characters) to size the
-    // buffer once.
-    size_t end = p;
-    while (end < s.size() && s[end] != '"') {
-      end += s[end] == '\\' ? 2 : 1;
-      uint64_t unused = 0;
-      if (end < s.size()) end = scan_plain(end, unused);
-    }
     scratch.clear();
-    scratch.reserve(std::min(end, s.size()) - pos);
     scratch.append(s.data() + pos, p - pos);
     pos = p;
     while (true) {
@@ -508,11 +499,13 @@ struct Parser {
             if (lo < 0) fail("Invalid \\uXXXX escape", pos + 1);
             if (lo >= 0xDC00 && lo <= 0xDFFF) {
               pos += 6;
+              high |= 0x80;
               unicode::append_utf8(scratch, char32_t(0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00)));
               break;
             }
           }
           // Lone surrogates are kept (stored as generalised UTF-8).
+          if (u >= 0x80) high |= 0x80;
           unicode::append_utf8(scratch, char32_t(u));
           break;
         }
@@ -520,8 +513,7 @@ struct Parser {
           fail("Invalid \\escape", bs);
       }
       size_t run = pos;
-      uint64_t unused = 0;
-      pos = scan_plain(pos, unused);
+      pos = scan_plain(pos, high);
       scratch.append(s.data() + run, pos - run);
     }
   }
