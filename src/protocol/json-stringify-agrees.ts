@@ -24,7 +24,7 @@
  * primitives, nesting at MAX_STRINGIFY_DEPTH or more (and so cycles).
  */
 
-import { PY_KEYS } from './pyjson';
+import { PY_KEYS, stringifiesAsPython } from './pyjson';
 
 /** Containers nested this deep or deeper decline (a cycle reaches it too). */
 export const MAX_STRINGIFY_DEPTH = 64;
@@ -37,7 +37,7 @@ function exact(v: unknown, depth: number): boolean {
     case 'boolean':
       return true;
     case 'number':
-      return Number.isInteger(v) ? Number.isSafeInteger(v) && !Object.is(v, -0) : Number.isFinite(v);
+      return stringifiesAsPython(v);
     case 'object':
       break;
     default:

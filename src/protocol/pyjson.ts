@@ -894,6 +894,15 @@ export function serializePyJson(value: unknown, opts?: SerializeOptions): string
 }
 
 /**
+ * A number JSON.stringify writes as the text Python reads back as the same
+ * int or float: a safe integer other than `-0`, or a finite non-integral
+ * number (the shortest text that reads back as the same double).
+ */
+export function stringifiesAsPython(v: number): boolean {
+  return Number.isInteger(v) ? Number.isSafeInteger(v) && !Object.is(v, -0) : Number.isFinite(v);
+}
+
+/**
  * How deep PlainScan looks. A container nested deeper (or a cycle) is left
  * to the encoder, with its cycle check.
  */
@@ -929,7 +938,7 @@ class PlainScan {
       case 'undefined':
         return true;
       case 'number':
-        return Number.isInteger(v) ? Number.isSafeInteger(v) && !Object.is(v, -0) : Number.isFinite(v);
+        return stringifiesAsPython(v);
       case 'object':
         break;
       default:

@@ -12,6 +12,7 @@ import { buildContextKeeping, decodeRequest, NotReusable, RecentConversations } 
 import { memberArraySpan } from '../../src/protocol/json-spans';
 import { serializePyJson } from '../../src/protocol/pyjson';
 import { plannedRequests, recentConversations } from '../../src/render';
+import { renderOutcome as outcome } from '../support/render-outcome';
 import { rng } from '../support/random';
 
 // Every message as the template sees it (keys, order, Python types via tojson), and the tools.
@@ -105,25 +106,6 @@ function requestText(messages: Msg[], rand: () => number): string {
   return r < 0.1 ? text.replaceAll('\\ud800', '\ud800') : r < 0.15 ? text.replaceAll('\\ud800', '\ufffd') : text;
 }
 
-/** The outcome of a render, comparable across paths. */
-function outcome(text: string, options: RenderChatOptions): unknown {
-  const error = (e: unknown) => {
-    const err = e as { name?: string; code?: string; message?: string; path?: string };
-    return { error: [err.name, err.code, err.message, err.path] };
-  };
-  let r: ReturnType<typeof renderChat>;
-  try {
-    r = renderChat(text, options);
-  } catch (e) {
-    return error(e);
-  }
-  // (the result's messages and tools may be built when first read: a failure there is not the render's)
-  try {
-    return { prompt: r.prompt, messages: serializePyJson(r.messages), tools: serializePyJson(r.tools), warnings: r.warnings };
-  } catch (e) {
-    return { prompt: r.prompt, whenRead: error(e) };
-  }
-}
 
 function reference(text: string, options: RenderChatOptions): unknown {
   recentConversations.enabled = false;

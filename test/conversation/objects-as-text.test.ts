@@ -6,10 +6,11 @@
  * those of the object's own path (objectsAsText off).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { compileTemplate, renderChat, type RenderChatOptions } from '../../src';
+import { compileTemplate, type RenderChatOptions } from '../../src';
 import { MAX_STRINGIFY_DEPTH, stringifyIfExact } from '../../src/protocol/json-stringify-agrees';
-import { PY_KEYS, PyFloat, serializePyJson } from '../../src/protocol/pyjson';
+import { PY_KEYS, PyFloat } from '../../src/protocol/pyjson';
 import { objectsAsText, recentConversations } from '../../src/render';
+import { renderOutcome as outcome } from '../support/render-outcome';
 import { rng } from '../support/random';
 
 const SEES =
@@ -91,23 +92,6 @@ function request(rand: () => number, n: number, spoil: boolean): Obj {
   return req;
 }
 
-function outcome(req: unknown, options: RenderChatOptions): unknown {
-  const error = (e: unknown) => {
-    const err = e as { name?: string; code?: string; message?: string; path?: string };
-    return { error: [err.name, err.code, err.message, err.path] };
-  };
-  let r: ReturnType<typeof renderChat>;
-  try {
-    r = renderChat(req as never, options);
-  } catch (e) {
-    return error(e);
-  }
-  try {
-    return { prompt: r.prompt, messages: serializePyJson(r.messages), tools: serializePyJson(r.tools), warnings: r.warnings, format: r.contentFormat };
-  } catch (e) {
-    return { prompt: r.prompt, whenRead: error(e) };
-  }
-}
 
 function reference(req: unknown, options: RenderChatOptions): unknown {
   objectsAsText.enabled = false;
