@@ -187,23 +187,28 @@ export function caseTable(api, templatesDir, { targetMs = 60 } = {}) {
     const textFn = () => api.renderChat(text, opts);
     let next = 0;
     const coldFn = () => api.renderChat(cold[next++ % cold.length], opts);
+    // the bare render of the cold requests' own contexts, in the same rotation
+    const coldContexts = cold.map((t) => api.buildTemplateContext(t, { contentFormat: compiled.contentFormat, undeclaredVariables: compiled.undeclaredVariables, templateSource: src }, { specialTokens: { bos_token: '<bos>', eos_token: '<eos>' } }).contextJson);
+    let nextContext = 0;
+    const bareColdFn = () => compiled.renderJson(coldContexts[nextContext++ % coldContexts.length], WHOLE);
     // the cold requests as the objects a server's body parser gives
     const coldObjects = cold.map((t) => JSON.parse(t));
     let nextObject = 0;
     const objColdFn = () => api.renderChat(coldObjects[nextObject++ % coldObjects.length], opts);
     const prompt = bareFn();
     const coldPrompt = coldFn().prompt;
-    const same = loop.same && objFn().prompt === prompt && textFn().prompt === prompt && objColdFn().prompt === coldPrompt && coldPrompt === compiled.renderJson(api.buildTemplateContext(
+    const same = loop.same && objFn().prompt === prompt && textFn().prompt === prompt && objColdFn().prompt === coldPrompt && bareColdFn() === coldPrompt && coldPrompt === compiled.renderJson(api.buildTemplateContext(
       cold[0], { contentFormat: compiled.contentFormat, undeclaredVariables: compiled.undeclaredVariables, templateSource: src },
       { specialTokens: { bos_token: '<bos>', eos_token: '<eos>' } }).contextJson, WHOLE);
     const n = iterationsFor(coldFn, targetMs);
     const row = { name: c.name, messages: c.request.messages.length, bytes: text.length, n, same, prompt };
-    const t = timeAll({ bare: bareFn, obj: objFn, objCold: objColdFn, cold: coldFn, turn: loop.turn, turnBare: loop.bare, turnBareKept: loop.bareKept, repeat: textFn }, n);
+    const t = timeAll({ bare: bareFn, bareCold: bareColdFn, obj: objFn, objCold: objColdFn, cold: coldFn, turn: loop.turn, turnBare: loop.bare, turnBareKept: loop.bareKept, repeat: textFn }, n);
     row.bareMs = t.bare;
     row.turnBareKeptMs = t.turnBareKept;
     row.objMs = t.obj;
     row.objColdMs = t.objCold;
     row.coldMs = t.cold;
+    row.bareColdMs = t.bareCold;
     // per request of the case's own size: the loop's ratio to its bare render, times the case's bare render
     row.turnMs = (t.turn / t.turnBare) * t.bare;
     row.loopMs = t.turn;
@@ -230,7 +235,7 @@ export function caseTable(api, templatesDir, { targetMs = 60 } = {}) {
   if (results.minijinja) versions.push(`minijinja/jinja2: ${py.minijinja.python}`);
   if (versions.length) console.log(versions.join('; '));
   console.log(
-    'case                        msgs   bare ms |  obj ms  /bare  obj cold ms  /bare | text: cold ms  /bare  next turn ms  /bare  /kept  repeat ms  /bare  cold/obj | vLLM path ms  /cold  /turn | minijinja ms  /cold  /turn | jinja2 ms | same prompt (ours, vLLM, mj)',
+    'case                        msgs   bare ms |  obj ms  /bare  obj cold ms  /bare | text: cold ms  /bare  /own  next turn ms  /bare  /kept  repeat ms  /bare  cold/obj | vLLM path ms  /cold  /turn | minijinja ms  /cold  /turn | jinja2 ms | same prompt (ours, vLLM, mj)',
   );
   for (const r of rows) {
     const v = results.vllm?.[r.name];
@@ -245,11 +250,11 @@ export function caseTable(api, templatesDir, { targetMs = 60 } = {}) {
     r.vllmSame = v?.prompt === r.prompt;
     r.minijinjaSame = m?.prompt === r.prompt;
     console.log(
-      `${r.name.padEnd(26)} ${cell(r.messages, 5)} ${cell(fmt(r.bareMs), 9)} | ${cell(fmt(r.objMs), 7)} ${cell(x(r.objMs / r.bareMs), 6)} ${cell(fmt(r.objColdMs), 12)} ${cell(x(r.objColdMs / r.bareMs), 6)} | ${cell(fmt(r.coldMs), 13)} ${cell(x(r.coldMs / r.bareMs), 6)} ${cell(fmt(r.turnMs), 13)} ${cell(x(r.loopMs / r.turnBareMs), 6)} ${cell(x(r.loopMs / r.turnBareKeptMs), 6)} ${cell(fmt(r.repeatMs), 10)} ${cell(x(r.repeatMs / r.bareMs), 6)} ${cell(x(r.coldMs / r.objMs), 9)} | ${col(v, 12)} ${ratio(v, r.coldMs, 6)} ${ratio(v, r.turnMs, 6)} | ${col(m, 12)} ${ratio(m, r.coldMs, 6)} ${ratio(m, r.turnMs, 6)} | ${col(j, 9)} | ${r.same ? 'yes' : 'NO'}, ${sameAs(v)}, ${sameAs(m)}`,
+      `${r.name.padEnd(26)} ${cell(r.messages, 5)} ${cell(fmt(r.bareMs), 9)} | ${cell(fmt(r.objMs), 7)} ${cell(x(r.objMs / r.bareMs), 6)} ${cell(fmt(r.objColdMs), 12)} ${cell(x(r.objColdMs / r.bareMs), 6)} | ${cell(fmt(r.coldMs), 13)} ${cell(x(r.coldMs / r.bareMs), 6)} ${cell(x(r.coldMs / r.bareColdMs), 5)} ${cell(fmt(r.turnMs), 13)} ${cell(x(r.loopMs / r.turnBareMs), 6)} ${cell(x(r.loopMs / r.turnBareKeptMs), 6)} ${cell(fmt(r.repeatMs), 10)} ${cell(x(r.repeatMs / r.bareMs), 6)} ${cell(x(r.coldMs / r.objMs), 9)} | ${col(v, 12)} ${ratio(v, r.coldMs, 6)} ${ratio(v, r.turnMs, 6)} | ${col(m, 12)} ${ratio(m, r.coldMs, 6)} ${ratio(m, r.turnMs, 6)} | ${col(j, 9)} | ${r.same ? 'yes' : 'NO'}, ${sameAs(v)}, ${sameAs(m)}`,
     );
   }
   console.log(
-    '(/bare: renderChat time over the bare render of the same context parsing the whole context (reuseParsed: false), target <= 1.25x. obj = the request as one JS object, again and again; obj cold = the cold requests below as parsed objects (what a server\'s body parser gives). Raw-text requests: cold = one that shares no messages with a recent request (decoded once, natively: planned messages); ' +
+    '(/bare: renderChat time over the bare render of the same context parsing the whole context (reuseParsed: false), target <= 1.25x. obj = the request as one JS object, again and again; obj cold = the cold requests below as parsed objects (what a server\'s body parser gives). Raw-text requests: cold = one that shares no messages with a recent request (decoded once, natively: planned messages), /own over the bare render of those requests\' own contexts in the same rotation (the bare column renders one context again and again); ' +
       'next turn = an agent loop, the last turns of the case (up to 10) in order, each the previous request plus two messages (only those are decoded, built and parsed natively), /bare over the bare render of the same turns, ms scaled to the size of the case by that ratio; ' +
       '/kept: over the bare render of the same turns taking the previous turn\'s parsed messages too (renderJson\'s default); repeat = the same text again. ' +
       'vLLM and minijinja columns: their time over our cold and next-turn times)',
