@@ -13,6 +13,7 @@
 #include <new>
 #include <string>
 
+#include "addon/json_spans.h"
 #include "conversation/plan.h"
 #include "jinja/errors.h"
 #include "jinja/json.h"
@@ -506,6 +507,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("pyReprOfJson", Napi::Function::New(env, PyRepr));
   exports.Set("planRequest", Napi::Function::New(env, PlanRequest));
   exports.Set("keepPlans", Napi::Function::New(env, KeepPlans));
+  exports.Set("jsonValueEnd", Napi::Function::New(env, nvc_addon::JsonValueEnd));
   exports.Set("engine", Napi::String::New(env, "embedded"));
   return exports;
 }

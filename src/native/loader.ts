@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { BackendError } from '../errors';
+import { useNativeValueEnd } from '../protocol/json-spans';
 
 const PACKAGE_NAME = 'node-vllm-cpp';
 
@@ -44,6 +45,8 @@ export interface NativeBinding {
   planRequest(text: string, config: string): [string, number, ...string[]] | null | false;
   /** Keeps plans ([config, shape, plan JSON, ...]) without a render. */
   keepPlans(plans: string[]): void;
+  /** Just past the JSON value at `at` by its structure (protocol/json-spans), or -1. */
+  jsonValueEnd?(text: string, at: number): number;
   engine: string;
 }
 
@@ -117,5 +120,7 @@ export function loadEmbedded(): NativeBinding {
       { cause: err },
     );
   }
+  // (an addon given by NODE_VLLM_CPP_ADDON may predate the scan)
+  if (typeof cached.jsonValueEnd === 'function') useNativeValueEnd(cached.jsonValueEnd);
   return cached;
 }

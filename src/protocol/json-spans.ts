@@ -126,6 +126,35 @@ function keyAt(text: string, i: number): { name: string; end: number } {
   return { name: raw.includes('\\') ? (JSON.parse(text.slice(i, end)) as string) : raw, end };
 }
 
+/**
+ * The addon's structural scan of a value (native/addon/json_spans.cc: the
+ * same walk over the text's UTF-16 units, eight at a time): given once the
+ * addon is loaded (native/embedded), so this module itself never loads it.
+ * It returns -1 where it found no end, and this module's own scan then
+ * gives the answer (or the error).
+ */
+let nativeValueEnd: ((text: string, at: number) => number) | undefined;
+
+/** @internal Gives this module the addon's scan (undefined: its own scan only). */
+export function useNativeValueEnd(scan: ((text: string, at: number) => number) | undefined): void {
+  nativeValueEnd = scan;
+}
+
+/** @internal From this many characters on, a member's container value is scanned natively (the call copies the text from the value on). */
+export const NATIVE_SCAN_FROM = 4096;
+
+/** The end of a member's value at `at`: valueEnd, natively for a container in a long text. */
+function memberValueEnd(text: string, at: number): number {
+  if (nativeValueEnd !== undefined && text.length - at >= NATIVE_SCAN_FROM) {
+    const c = text.charCodeAt(at);
+    if (c === 0x5b || c === 0x7b) {
+      const end = nativeValueEnd(text.slice(at), 0);
+      if (end >= 0) return at + end;
+    }
+  }
+  return valueEnd(text, at);
+}
+
 /** What a member visitor returns to end the walk early. */
 const STOP = -1;
 
@@ -196,7 +225,7 @@ function nullMembers(text: string, keys: readonly string[], unique: boolean): Ta
   let twice = false;
   const spans = new Map<string, [number, number]>();
   const walked = eachMember(text, (name, at) => {
-    const end = valueEnd(text, at);
+    const end = memberValueEnd(text, at);
     if (keys.includes(name)) {
       if (unique && spans.has(name)) {
         twice = true;
@@ -217,7 +246,7 @@ function scanMember(text: string, key: string, firstOnly: boolean): ArraySpan | 
   let seen = 0;
   let notArray = false;
   const walked = eachMember(text, (name, at) => {
-    if (name !== key) return valueEnd(text, at);
+    if (name !== key) return memberValueEnd(text, at);
     seen++;
     if (text.charCodeAt(at) !== 0x5b) {
       notArray = true;

@@ -53,3 +53,43 @@ describe('withoutMember', () => {
     for (const text of ['[1]', '5', '"messages"', '', 'null', '{"messages" 1}', '{"a": 1 "b": 2}']) expect(withoutMember(text, 'messages'), text).toBeUndefined();
   });
 });
+
+describe('the addon\'s scan of long member values', () => {
+  it('finds the ends its own scan finds, in any text, valid or not', async () => {
+    const { loadEmbedded } = await import('../../src/native/loader');
+    const { takeMembers, useNativeValueEnd, NATIVE_SCAN_FROM } = await import('../../src/protocol/json-spans');
+    const scan = loadEmbedded().jsonValueEnd!;
+    let calls = 0;
+    const counted = (text: string, at: number) => {
+      calls++;
+      return scan(text, at);
+    };
+    const r = rng(7);
+    // long strings with runs of backslashes before quotes, non-BMP characters, brackets in strings
+    const pieces = ['"a \\" b"', '"\\\\"', '"\\\\\\""', '"}]{["', '"\u{1f600}\u00e9"', '[1, [2, {"x": "]"}]]', '{"k": {"k": []}}', '-1.5e3', 'true', 'null'];
+    const long = (): string => {
+      const items: string[] = [];
+      for (let n = NATIVE_SCAN_FROM / 8 + Math.floor(r() * 200); n > 0; n--) items.push(pieces[Math.floor(r() * pieces.length)]!);
+      return r() < 0.5 ? `[${items.join(',')}]` : `{${items.map((x, i) => `"k${i}":${x}`).join(',')}}`;
+    };
+    try {
+      for (let t = 0; t < 300; t++) {
+        const members: Array<[string, string]> = [];
+        for (let i = 1 + Math.floor(r() * 4); i > 0; i--) members.push([['messages', 'tools', 'x'][Math.floor(r() * 3)]!, r() < 0.6 ? long() : JSON.stringify(randomValue(r, 0))]);
+        let text = `{${members.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`;
+        const cut = r();
+        // cut short, or a quote left open: no end where the text ends
+        if (cut < 0.15) text = text.slice(0, Math.floor(r() * text.length));
+        else if (cut < 0.25) text = text.replace('"a \\" b"', '"a \\\\" b"');
+        useNativeValueEnd(counted);
+        const native = takeMembers(text, ['messages', 'tools']);
+        useNativeValueEnd(undefined);
+        const own = takeMembers(text, ['messages', 'tools']);
+        expect(native, text.slice(0, 200)).toEqual(own);
+      }
+      expect(calls).toBeGreaterThan(100);
+    } finally {
+      useNativeValueEnd(scan);
+    }
+  });
+});
