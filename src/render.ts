@@ -502,7 +502,9 @@ function finish(p: Prepared, rendered: string, readOnly = false): RenderChatResu
 /**
  * Renders an OpenAI Chat Completions request (an object, or the raw JSON text
  * of the request body for full numeric/key-order fidelity) into the prompt
- * string pinned vLLM builds.
+ * string pinned vLLM builds. With a compiled template, an object that its
+ * JSON text gives back exactly is rendered as that text (the same result,
+ * with the raw-text path's reuse; see `reuseConversation`).
  */
 export function renderChat<R extends ChatRequest>(request: ChatRequestInput<R>, options: RenderChatOptions): RenderChatResult {
   return renderNow(request, options, false);
