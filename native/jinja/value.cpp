@@ -113,11 +113,7 @@ Value Value::list(std::vector<Value> items) {
 Value Value::list_from(std::shared_ptr<ListData> d) {
   Value v;
   v.kind_ = Kind::List;
-  size_t deepest = 0;
-  for (const Value& item : d->items)
-    if (item.kind_ >= Kind::List) deepest = std::max(deepest, nesting_depth(item));
-  check_nesting(deepest);
-  d->depth = uint32_t(deepest + 1);
+  d->refresh();
   if (d->mem.render == 0) d->mem = mem_acquire(sizeof(ListData) + d->items.capacity() * sizeof(Value));
   v.ptr_ = std::move(d);
   return v;

@@ -197,8 +197,8 @@ struct ListData {
   ListData() = default;
   ListData(const ListData&) = delete;
   ~ListData();
-  // The depth again, after items were changed in place (Value::sole_list);
-  // LimitError past kMaxNesting.
+  // Sets the depth from the items (list_from, and again after items were
+  // changed in place: Value::sole_list); LimitError past kMaxNesting.
   void refresh();
 };
 
