@@ -14,6 +14,7 @@
 #include <string>
 
 #include "addon/json_spans.h"
+#include "addon/scratch.h"
 #include "conversation/plan.h"
 #include "jinja/errors.h"
 #include "jinja/json.h"
@@ -264,23 +265,15 @@ struct AsyncRender {
 // being measured first; a longer one is measured, then written.
 void read_utf8(napi_env env, napi_value v, std::string& out) {
   static constexpr size_t kOnePassUnits = 1024 * 1024;
-  static constexpr size_t kKeptScratch = 64 * 1024 * 3 + 1;  // what a thread keeps between calls
-  thread_local std::unique_ptr<char[]> scratch;
-  thread_local size_t scratch_size = 0;
+  thread_local nvc_addon::Scratch<char, 64 * 1024 * 3 + 1> scratch;
   size_t units = 0;
   if (napi_get_value_string_utf16(env, v, nullptr, 0, &units) == napi_ok && units <= kOnePassUnits) {
     const size_t need = units * 3 + 1;
-    if (scratch_size < need) {
-      scratch.reset(new char[need]);
-      scratch_size = need;
-    }
+    char* buf = scratch.get(need);
     size_t written = 0;
-    const bool ok = napi_get_value_string_utf8(env, v, scratch.get(), need, &written) == napi_ok;
-    if (ok) out.assign(scratch.get(), written);
-    if (scratch_size > kKeptScratch) {
-      scratch.reset();
-      scratch_size = 0;
-    }
+    const bool ok = napi_get_value_string_utf8(env, v, buf, need, &written) == napi_ok;
+    if (ok) out.assign(buf, written);
+    scratch.trim();
     if (ok) return;
   }
   out = Napi::String(env, v).Utf8Value();

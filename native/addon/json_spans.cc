@@ -1,14 +1,14 @@
 // The structural scan of json-spans.ts (strings skipped whole, brackets
 // counted, a number or literal up to the next delimiter) over a JS string's
-// UTF-16 units, eight at a time where SSE2 is there. Positions are UTF-16
+// UTF-16 units, sixteen at a time where SSE2 is there. Positions are UTF-16
 // indices, as in JS; nothing is decoded or validated.
 #include "addon/json_spans.h"
 
 #include <bit>
 #include <cstdint>
-#include <memory>
 #include <string_view>
 
+#include "addon/scratch.h"
 #include "jinja/compiler.h"
 
 #if defined(JINJA_HAVE_SSE2)
@@ -111,34 +111,24 @@ Napi::Value JsonValueEnd(const Napi::CallbackInfo& info) {
     return env.Undefined();
   }
   // this thread's copy of the text's UTF-16 units (kept up to 64 Ki units)
-  static constexpr size_t kKeptUnits = 64 * 1024;
-  thread_local std::unique_ptr<char16_t[]> buf;
-  thread_local size_t buf_units = 0;
+  thread_local Scratch<char16_t, 64 * 1024> scratch;
   size_t n = 0;
   if (napi_get_value_string_utf16(env, info[0], nullptr, 0, &n) != napi_ok) return Napi::Number::New(env, -1);
   double end = -1;
   try {
-    if (buf_units < n + 1) {
-      buf.reset();
-      buf_units = 0;
-      buf.reset(new char16_t[n + 1]);
-      buf_units = n + 1;
-    }
+    char16_t* buf = scratch.get(n + 1);
     size_t got = 0;
-    if (napi_get_value_string_utf16(env, info[0], buf.get(), n + 1, &got) == napi_ok && got == n) {
+    if (napi_get_value_string_utf16(env, info[0], buf, n + 1, &got) == napi_ok && got == n) {
       const double at = info[1].As<Napi::Number>().DoubleValue();
       if (at >= 0 && at < double(n)) {
-        const size_t e = value_end(buf.get(), n, size_t(at));
+        const size_t e = value_end(buf, n, size_t(at));
         if (e != kNone) end = double(e);
       }
     }
   } catch (...) {
     end = -1;  // (out of memory: the caller scans the text itself)
   }
-  if (buf_units > kKeptUnits) {
-    buf.reset();
-    buf_units = 0;
-  }
+  scratch.trim();
   return Napi::Number::New(env, end);
 }
 

@@ -128,7 +128,7 @@ function keyAt(text: string, i: number): { name: string; end: number } {
 
 /**
  * The addon's structural scan of a value (native/addon/json_spans.cc: the
- * same walk over the text's UTF-16 units, eight at a time): given once the
+ * same walk over the text's UTF-16 units, sixteen at a time): given once the
  * addon is loaded (native/embedded), so this module itself never loads it.
  * It returns -1 where it found no end, and this module's own scan then
  * gives the answer (or the error).
