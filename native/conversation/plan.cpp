@@ -822,27 +822,28 @@ bool shape_request(std::string_view text, std::string_view config, ShapeReport& 
     const uint32_t first_slot = uint32_t(st.slots.size());
     st.slot_begin.push_back(first_slot);
     // a shape planned lately, matched without writing the message's shape
-    const Plan* matched = nullptr;
+    const std::shared_ptr<const Plan>* matched = nullptr;
     for (const auto& p : cache->recent) {
       if (matches(p->match, m, st.slots)) {
-        matched = p.get();
+        matched = &p;
         break;
       }
       st.slots.resize(first_slot);
     }
     if (matched != nullptr) {
+      // (its index among the request's shapes: by plan while they are few)
       uint32_t index = uint32_t(st.plans.size());
       if (st.plans.size() <= kLinearShapes) {
         for (size_t k = st.plans.size(); k-- > 0;)
-          if (st.plans[k].get() == matched) index = uint32_t(k);
+          if (st.plans[k] == *matched) {
+            index = uint32_t(k);
+            break;
+          }
       } else {
-        index = find_shape(matched->shape);
+        index = find_shape((*matched)->shape);
       }
-      if (index == st.plans.size()) {
-        for (const auto& p : cache->recent)
-          if (p.get() == matched) st.plans.push_back(p);
-      }
-      take(index, matched->shape);
+      if (index == st.plans.size()) st.plans.push_back(*matched);
+      take(index, (*matched)->shape);
       st.sources.push_back(m);
       continue;
     }
