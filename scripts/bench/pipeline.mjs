@@ -69,6 +69,12 @@ function coldTexts(request, variants = 400) {
   return cold;
 }
 
+/** The context JSON renderChat builds for request `text` with `compiled` (source `src`), bench tokens. */
+function contextJsonOf(api, compiled, src, text) {
+  const facts = { contentFormat: compiled.contentFormat, undeclaredVariables: compiled.undeclaredVariables, templateSource: src };
+  return api.buildTemplateContext(text, facts, { specialTokens: { bos_token: '<bos>', eos_token: '<eos>' } }).contextJson;
+}
+
 /**
  * An agent loop ending in `request`: its last K turns (K <= 10), each the
  * previous one plus two messages, rendered in order (`turn`, one request per
@@ -80,8 +86,7 @@ function agentLoop(api, compiled, src, request, opts) {
   const turns = Math.max(1, Math.min(10, Math.floor((n - 2) / 2)));
   const texts = [];
   for (let j = 0; j <= turns; j++) texts.push(JSON.stringify({ ...request, messages: request.messages.slice(0, n - 2 * (turns - j)) }));
-  const facts = { contentFormat: compiled.contentFormat, undeclaredVariables: compiled.undeclaredVariables, templateSource: src };
-  const contexts = texts.slice(1).map((t) => api.buildTemplateContext(t, facts, { specialTokens: { bos_token: '<bos>', eos_token: '<eos>' } }).contextJson);
+  const contexts = texts.slice(1).map((t) => contextJsonOf(api, compiled, src, t));
   let j = 0;
   let b = 0;
   let bk = 0;
@@ -176,19 +181,15 @@ export function caseTable(api, templatesDir, { targetMs = 60 } = {}) {
     const text = JSON.stringify(c.request);
     const cold = coldTexts(c.request);
     const loop = agentLoop(api, compiled, src, c.request, opts);
-    const built = api.buildTemplateContext(
-      text,
-      { contentFormat: compiled.contentFormat, undeclaredVariables: compiled.undeclaredVariables, templateSource: src },
-      { specialTokens: { bos_token: '<bos>', eos_token: '<eos>' } },
-    );
+    const contextJson = contextJsonOf(api, compiled, src, text);
     const now = NOW_FIELDS;
-    const bareFn = () => compiled.renderJson(built.contextJson, WHOLE);
+    const bareFn = () => compiled.renderJson(contextJson, WHOLE);
     const objFn = () => api.renderChat(c.request, opts);
     const textFn = () => api.renderChat(text, opts);
     let next = 0;
     const coldFn = () => api.renderChat(cold[next++ % cold.length], opts);
     // the bare render of the cold requests' own contexts, in the same rotation
-    const coldContexts = cold.map((t) => api.buildTemplateContext(t, { contentFormat: compiled.contentFormat, undeclaredVariables: compiled.undeclaredVariables, templateSource: src }, { specialTokens: { bos_token: '<bos>', eos_token: '<eos>' } }).contextJson);
+    const coldContexts = cold.map((t) => contextJsonOf(api, compiled, src, t));
     let nextContext = 0;
     const bareColdFn = () => compiled.renderJson(coldContexts[nextContext++ % coldContexts.length], WHOLE);
     // the cold requests as the objects a server's body parser gives
@@ -197,9 +198,8 @@ export function caseTable(api, templatesDir, { targetMs = 60 } = {}) {
     const objColdFn = () => api.renderChat(coldObjects[nextObject++ % coldObjects.length], opts);
     const prompt = bareFn();
     const coldPrompt = coldFn().prompt;
-    const same = loop.same && objFn().prompt === prompt && textFn().prompt === prompt && objColdFn().prompt === coldPrompt && bareColdFn() === coldPrompt && coldPrompt === compiled.renderJson(api.buildTemplateContext(
-      cold[0], { contentFormat: compiled.contentFormat, undeclaredVariables: compiled.undeclaredVariables, templateSource: src },
-      { specialTokens: { bos_token: '<bos>', eos_token: '<eos>' } }).contextJson, WHOLE);
+    // (the first bare render of the rotation is cold[0]'s own context)
+    const same = loop.same && objFn().prompt === prompt && textFn().prompt === prompt && objColdFn().prompt === coldPrompt && bareColdFn() === coldPrompt;
     const n = iterationsFor(coldFn, targetMs);
     const row = { name: c.name, messages: c.request.messages.length, bytes: text.length, n, same, prompt };
     const t = timeAll({ bare: bareFn, bareCold: bareColdFn, obj: objFn, objCold: objColdFn, cold: coldFn, turn: loop.turn, turnBare: loop.bare, turnBareKept: loop.bareKept, repeat: textFn }, n);
@@ -216,7 +216,7 @@ export function caseTable(api, templatesDir, { targetMs = 60 } = {}) {
     row.turns = loop.turns;
     row.repeatMs = t.repeat;
     rows.push(row);
-    jobs[c.name] = { template: src, context_json: built.contextJson, request_text: text, bos: '<bos>', eos: '<eos>', n: Math.max(10, Math.ceil(n / 4)) };
+    jobs[c.name] = { template: src, context_json: contextJson, request_text: text, bos: '<bos>', eos: '<eos>', n: Math.max(10, Math.ceil(n / 4)) };
   }
   const results = {};
   for (const mode of Object.keys(jobs).length ? ['vllm', 'minijinja', 'jinja2'] : []) {
@@ -280,14 +280,10 @@ export function scaling(api, templatesDir) {
     const text = JSON.stringify(request);
     const cold = coldTexts(request, 40);
     const loop = agentLoop(api, compiled, src, request, opts);
-    const built = api.buildTemplateContext(
-      text,
-      { contentFormat: compiled.contentFormat, undeclaredVariables: compiled.undeclaredVariables, templateSource: src },
-      { specialTokens: { bos_token: '<bos>', eos_token: '<eos>' } },
-    );
+    const contextJson = contextJsonOf(api, compiled, src, text);
     let next = 0;
     const coldFn = () => api.renderChat(cold[next++ % cold.length], opts);
-    const bareFn = () => compiled.renderJson(built.contextJson, WHOLE);
+    const bareFn = () => compiled.renderJson(contextJson, WHOLE);
     const n = iterationsFor(coldFn, 100, 3, 2000);
     const t = timeAll({ cold: coldFn, turn: loop.turn, turnBare: loop.bare, turnBareKept: loop.bareKept, bare: bareFn }, n);
     out.push({ total, full: t.cold, turn: t.turn, turnBare: t.turnBare, turnBareKept: t.turnBareKept, bare: t.bare });
