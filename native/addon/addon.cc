@@ -463,7 +463,7 @@ Napi::Value PlanRequest(const Napi::CallbackInfo& info) {
   nvc::ShapeReport report;
   bool ok = false;
   Failure failure;
-  if (!guarded([&] { ok = nvc::shape_request(text, config, report); }, failure)) {
+  if (!guarded([&] { ok = nvc::shape_request(std::move(text), config, report); }, failure)) {
     to_js_error(env, failure).ThrowAsJavaScriptException();
     return env.Undefined();
   }

@@ -282,10 +282,10 @@ bool continues(RecentText& r, std::string_view text) {
          r.text[r.end - 1] == '}';
 }
 
-void remember(std::string_view text) {
+void remember(std::string&& text) {
   if (text.size() > kMaxRecentText) return;
   if (g_recent.size() >= kRecentTexts) g_recent.pop_back();
-  g_recent.insert(g_recent.begin(), RecentText{std::string(text)});
+  g_recent.insert(g_recent.begin(), RecentText{std::move(text)});
 }
 
 Cache* cache_for(std::string_view config) {
@@ -767,7 +767,7 @@ void remember_plan(Cache& cache, const std::shared_ptr<const Plan>& plan) {
 
 }  // namespace
 
-bool shape_request(std::string_view text, std::string_view config, ShapeReport& out) {
+bool shape_request(std::string text, std::string_view config, ShapeReport& out) {
   State& st = g_state;
   st.drop_request();
   for (RecentText& r : g_recent) {
@@ -795,6 +795,9 @@ bool shape_request(std::string_view text, std::string_view config, ShapeReport& 
   std::string shape;
   st.shape_of.reserve(items.size());
   st.slot_begin.reserve(items.size() + 1);
+  st.sources.reserve(items.size());
+  // (a message mostly has a slot or two: content, a tool call's id and arguments)
+  st.slots.reserve(2 * items.size());
   // the distinct shape at `index` (new when it is shapes.size())
   auto take = [&](uint32_t index, const std::string& shape) {
     if (index == st.shapes.size()) {
@@ -875,8 +878,8 @@ bool shape_request(std::string_view text, std::string_view config, ShapeReport& 
   }
   st.slot_begin.push_back(uint32_t(st.slots.size()));
   out.rest.reserve(text.size() - (end - begin) + 2);
-  out.rest.append(text.substr(0, begin)).append("[]").append(text.substr(end));
-  remember(text);
+  out.rest.append(text, 0, begin).append("[]").append(text, end, std::string::npos);
+  remember(std::move(text));
   st.cache = cache;
   st.ticket = out.ticket = st.next_ticket++;
   return true;
@@ -949,6 +952,14 @@ bool planned_messages(uint64_t ticket, Value& out) {
       if (!rebuild(plans[shape_of[i]]->root, messages[i], slots.data() + begin, slot_begin[i + 1] - begin, decoder)) return false;
     }
     out = Value::list(std::move(messages));
+    // (the buffers go back, emptied, for the next request: a history's
+    // next request mostly needs as much)
+    slots.clear();
+    slot_begin.clear();
+    shape_of.clear();
+    st.slots = std::move(slots);
+    st.slot_begin = std::move(slot_begin);
+    st.shape_of = std::move(shape_of);
   } catch (const jinja::Error&) {
     // (a bound the built message passes, such as a decoded slot nested past
     // the engine's depth: the usual path gives its own error for it)

@@ -45,8 +45,9 @@ struct ShapeReport {
 // plain case (not an object, no single list of objects as `messages`, a
 // lone surrogate, nesting past the bound, a shape too large, a shape the
 // package could not plan, or a request that continues a recent one: see
-// ShapeReport::continues).
-bool shape_request(std::string_view text, std::string_view config, ShapeReport& out);
+// ShapeReport::continues). The text is kept as one of the recent requests
+// when it is shaped (moved from, so pass an rvalue to save its copy).
+bool shape_request(std::string text, std::string_view config, ShapeReport& out);
 
 // The plans (shape, plan JSON) for the last shaped request's config.
 void add_plans(std::string_view config, const std::vector<std::pair<std::string, std::string>>& plans);

@@ -480,7 +480,7 @@ bool run_round(std::string_view text, const Input& in, const Settings& s, Known&
   nvc::ShapeReport rep;
   bool ok = false;
   try {
-    ok = nvc::shape_request(text, s.text, rep);
+    ok = nvc::shape_request(std::string(text), s.text, rep);
   } catch (const std::exception& e) {
     fail(std::string("shape_request raised: ") + e.what());
   }
