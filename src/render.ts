@@ -475,7 +475,7 @@ function prepare(input: unknown, options: RenderChatOptions, planned = false): P
  * them, such as the async pool's worker), so no copy of those is made.
  */
 function finish(p: Prepared, rendered: string, readOnly = false): RenderChatResult {
-  const prompt = p.built.continueFinal ? cutContinueFinal(rendered, p.built.continueFinal) : rendered;
+  const prompt = promptOf(p, rendered);
   const built = p.built;
   const result: RenderChatResult = {
     prompt,
@@ -497,6 +497,11 @@ function finish(p: Prepared, rendered: string, readOnly = false): RenderChatResu
   else if (readOnly) result.tools = tools;
   else defineLazy(result, 'tools', () => pyDeepCopy(tools));
   return result;
+}
+
+/** The prompt of a render (a continued final message cut where it ends). */
+function promptOf(p: Prepared, rendered: string): string {
+  return p.built.continueFinal ? cutContinueFinal(rendered, p.built.continueFinal) : rendered;
 }
 
 /**
@@ -523,6 +528,12 @@ function asRequestText(request: unknown, options: RenderChatOptions): string | u
 }
 
 function renderNow(request: unknown, options: RenderChatOptions, readOnly: boolean): RenderChatResult {
+  const [p, rendered] = renderPrepared(request, options);
+  return finish(p, rendered, readOnly);
+}
+
+/** A request prepared and rendered: what it was prepared into, and the template's output. */
+function renderPrepared(request: unknown, options: RenderChatOptions): [Prepared, string] {
   let p: Prepared | undefined;
   // an object as its text (planned messages, a continued conversation's reuse); where the
   // text does not prepare, the object's own path gives the error
@@ -541,7 +552,7 @@ function renderNow(request: unknown, options: RenderChatOptions, readOnly: boole
     const rendered = p.compiled.renderPlanned(p.built.contextJson, p.planned.ticket, p.planned.plans, p.native);
     if (rendered !== null) {
       plannedRequests.rendered++;
-      return finish(p, rendered, readOnly);
+      return [p, rendered];
     }
     // declined (a message its plan does not fit): the usual path
     p = prepare(request, options);
@@ -550,7 +561,16 @@ function renderNow(request: unknown, options: RenderChatOptions, readOnly: boole
     p.backend === 'embedded'
       ? p.compiled.renderJson(p.built.contextJson, p.native)
       : loadVllmCpp().render(p.compiled.source, p.built.contextJson, p.native);
-  return finish(p, rendered, readOnly);
+  return [p, rendered];
+}
+
+/**
+ * @internal renderChat's prompt alone, for callers that need nothing else
+ * (the batch CLI): the result object and its messages are never made.
+ */
+export function renderChatPrompt(request: ChatRequestInput, options: RenderChatOptions): string {
+  const [p, rendered] = renderPrepared(request, options);
+  return promptOf(p, rendered);
 }
 
 /**

@@ -24,7 +24,7 @@ import * as path from 'node:path';
 import { skipWs, takeMembers } from '../protocol/json-spans';
 import { parsePyJson } from '../protocol/pyjson';
 import { decodeUtf8Strict, Utf8DecodeError } from '../protocol/utf8';
-import { renderChat, type Backend, type ChatRequestInput, type RenderChatOptions } from '../render';
+import { renderChat, renderChatPrompt, type Backend, type ChatRequestInput, type RenderChatOptions } from '../render';
 import { packageRoot } from '../native/loader';
 import { compileTemplate, type CompiledTemplate } from '../native/embedded';
 import { loadTemplateFromPath } from '../templates/load';
@@ -321,7 +321,7 @@ function runRawCase(raw: string, run: BatchRun): string | undefined {
     const options = caseOptions(c, run, tools !== undefined && raw.charCodeAt(skipWs(raw, tools[0] + 1)) !== 0x5d);
     if (options.template === undefined) return undefined;
     const request = `{"messages":${raw.slice(messages[0], messages[1])}${tools === undefined ? '' : `,"tools":${raw.slice(tools[0], tools[1])}`}}`;
-    return resultLine(field(c, 'id'), { prompt: renderChat(request, options).prompt });
+    return resultLine(field(c, 'id'), { prompt: renderChatPrompt(request, options) });
   } catch {
     return undefined;
   }
@@ -364,7 +364,7 @@ function runBatchCase(line: BatchLine, run: BatchRun): string {
     const tools = field(c, 'tools');
     const request: Lossless = tools === undefined ? { messages: field(c, 'messages') } : { messages: field(c, 'messages'), tools };
     const options = caseOptions(c, run, Array.isArray(tools) && tools.length > 0);
-    return resultLine(id, { prompt: renderChat(request as ChatRequestInput, options).prompt });
+    return resultLine(id, { prompt: renderChatPrompt(request as ChatRequestInput, options) });
   } catch (e) {
     return resultLine(id, { error: errorLine(e) });
   }
