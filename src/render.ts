@@ -477,15 +477,9 @@ function prepare(input: unknown, options: RenderChatOptions, planned = false): P
 function finish(p: Prepared, rendered: string, readOnly = false): RenderChatResult {
   const prompt = promptOf(p, rendered);
   const built = p.built;
-  const result: RenderChatResult = {
-    prompt,
-    messages: [],
-    tools: null,
-    contentFormat: p.contentFormat,
-    warnings: built.warnings,
-    templateHash: p.compiled.hash,
-    backend: p.backend,
-  };
+  // (members added in their order, the lazy ones as they come: an object
+  // whose data member became an accessor would leave V8's fast mode)
+  const result = { prompt } as RenderChatResult;
   // shared values: the result's own copy is made on first read
   const { messages, tools } = p.shared;
   const planned = p.planned;
@@ -496,6 +490,10 @@ function finish(p: Prepared, rendered: string, readOnly = false): RenderChatResu
   if (tools === undefined) result.tools = built.tools;
   else if (readOnly) result.tools = tools;
   else defineLazy(result, 'tools', () => pyDeepCopy(tools));
+  result.contentFormat = p.contentFormat;
+  result.warnings = built.warnings;
+  result.templateHash = p.compiled.hash;
+  result.backend = p.backend;
   return result;
 }
 

@@ -193,17 +193,15 @@ function resultOf(m: Extract<ReplyMessage, { ok: true }>): RenderChatResult {
     }
     return trees;
   };
-  const result: RenderChatResult = {
-    prompt: m.prompt,
-    messages: undefined as unknown as unknown[],
-    tools: null,
-    contentFormat: m.contentFormat,
-    warnings: m.warnings,
-    templateHash: m.templateHash,
-    backend: m.backend,
-  };
+  // (members added in their order, the lazy ones as accessors from the
+  // start: see render.ts finish)
+  const result = { prompt: m.prompt } as RenderChatResult;
   defineLazy(result, 'messages', () => decode()[0]);
   defineLazy(result, 'tools', () => decode()[1]);
+  result.contentFormat = m.contentFormat;
+  result.warnings = m.warnings;
+  result.templateHash = m.templateHash;
+  result.backend = m.backend;
   return result;
 }
 

@@ -1,5 +1,6 @@
 /** defineLazy: a member computed on first read that then behaves as a plain data property. */
 import { describe, expect, it } from 'vitest';
+import { compileTemplate, renderChat, renderChatAsync, type RenderChatResult } from '../../src';
 import { defineLazy } from '../../src/lazy';
 
 describe('defineLazy', () => {
@@ -74,5 +75,42 @@ describe('defineLazy', () => {
     expect(() => o.t).toThrow('not yet');
     fail = false;
     expect(o.t).toBe(3);
+  });
+});
+
+describe('renderChat results', () => {
+  const KEYS = ['prompt', 'messages', 'tools', 'contentFormat', 'warnings', 'templateHash', 'backend'];
+  const template = compileTemplate(
+    "{% for m in messages %}{{ m.role }}:{{ m.content }}{% if m.tool_calls %}{{ m.tool_calls[0].function.arguments | tojson }}{% endif %};{% endfor %}{{ tools | length if tools else 0 }}",
+  );
+  const request = {
+    messages: [
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{"a": 1}' } }] },
+      { role: 'tool', tool_call_id: 'c1', content: 'ok' },
+    ],
+    tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object', properties: {} } } }],
+  };
+  // (vLLM gives a null content as '' to a template that reads strings)
+  const prompt = 'user:hi;assistant:{"a": 1};tool:ok;1';
+
+  it('have their members in one order, lazily built ones included, whichever path rendered them', async () => {
+    const variants: Array<[string, () => Promise<RenderChatResult> | RenderChatResult]> = [
+      // the object path, its text (planned messages), the same text again, and the pool's
+      ['object, template source', () => renderChat(request, { template: template.source })],
+      ['object, compiled', () => renderChat(structuredClone(request), { template })],
+      ['text', () => renderChat(JSON.stringify(request), { template })],
+      ['text again', () => renderChat(JSON.stringify(request), { template })],
+      ['async', () => renderChatAsync(JSON.stringify(request), { template })],
+    ];
+    // the reference: the object path (a template given as source is never taken the text way)
+    const reference = JSON.stringify(await variants[0]![1]());
+    for (const [name, run] of variants) {
+      const r = await run();
+      expect(Object.keys(r), name).toEqual(KEYS);
+      expect(r.prompt, name).toBe(prompt);
+      expect(JSON.stringify(r), name).toBe(reference);
+      expect(r.messages[1]!.content, name).toBe('');
+    }
   });
 });
