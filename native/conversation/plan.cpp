@@ -485,12 +485,14 @@ bool compile_shape(const Config& c, const Value& v, bool under_opaque, uint32_t&
 }
 
 // Whether message value `v` matches the pattern, its slot strings appended
-// to `slots` (on false, some may have been).
-bool matches(const ShapeNode& node, const Value& v, std::vector<Value>& slots) {
+// to `slots` (on false, some may have been); null `slots`: only whether it
+// matches.
+bool matches(const ShapeNode& node, const Value& v, std::vector<Value>* slots) {
   switch (node.k) {
     case ShapeNode::K::Slot:
-      if (!v.is_str() || v.as_str().empty() || has_surrogate(v.as_str())) return false;
-      slots.push_back(v);
+      // (a string of ASCII bytes holds no lone surrogate's bytes)
+      if (!v.is_str() || v.as_str().empty() || (!v.str_data().ascii && has_surrogate(v.as_str()))) return false;
+      if (slots != nullptr) slots->push_back(v);
       return true;
     case ShapeNode::K::Scalar: return same(node.value, v);
     case ShapeNode::K::List: {
@@ -827,7 +829,8 @@ bool shape_request(std::string text, std::string_view config, ShapeReport& out) 
     // a shape planned lately, matched without writing the message's shape
     const std::shared_ptr<const Plan>* matched = nullptr;
     for (const auto& p : cache->recent) {
-      if (matches(p->match, m, st.slots)) {
+      // (a plan that keeps the whole message as it is reads no slot)
+      if (matches(p->match, m, p->root.k == PlanNode::K::Source ? nullptr : &st.slots)) {
         matched = &p;
         break;
       }
