@@ -46,7 +46,7 @@ export interface WorkerCommand {
 
 /** Where one range's output goes. */
 export interface RangeSink {
-  /** A result line already encoded, its newline included. */
+  /** Whole result lines already encoded, each with its newline (the sink may keep `b`). */
   bytes: (b: Uint8Array) => void;
   /** A result line written here (the newline is added). */
   line: (s: string) => void;
@@ -103,14 +103,17 @@ function workerOutputFile(): { fd: number; cleanup: () => void } {
 }
 
 /**
- * Calls `onLine` for each complete line `fd` holds from `position` on (the
- * bytes of `data` from `start` up to and including its newline at `nl`),
- * read in chunks; returns the end position. A last line without its newline
- * is what a worker killed in the middle of a write left: it is dropped.
- * Each chunk is read into a fresh buffer, so `onLine` may keep a subarray
- * of `data`.
+ * @internal Forwards the results of `lines` that `fd` holds from `position` on: each
+ * complete "<line number>\t<result>\n" line whose number is that of
+ * `lines[next]` or a later one goes to `sink` as its result bytes, and
+ * `next` moves past it (a line for an earlier number, or without a number,
+ * is skipped). A last line without its newline is what a worker killed in
+ * the middle of a write left: it is dropped. The file is read in chunks,
+ * each into a fresh buffer, and a chunk's results are moved to its front in
+ * place (each drops its prefix, so none overtakes what is still to be
+ * read): one `sink.bytes` per chunk instead of one per line.
  */
-function readResultLines(fd: number, position: number, onLine: (data: Buffer, start: number, nl: number) => void): number {
+export function forwardResults(fd: number, position: number, lines: readonly BatchLine[], next: number, sink: RangeSink): { position: number; next: number } {
   let pending: Buffer = Buffer.alloc(0);
   for (;;) {
     const chunk = Buffer.allocUnsafe(1 << 20);
@@ -119,13 +122,23 @@ function readResultLines(fd: number, position: number, onLine: (data: Buffer, st
     position += got;
     const data: Buffer = pending.length ? Buffer.concat([pending, chunk.subarray(0, got)]) : chunk.subarray(0, got);
     let start = 0;
+    let out = 0;
     for (let nl = data.indexOf(0x0a); nl >= 0; nl = data.indexOf(0x0a, start)) {
-      onLine(data, start, nl);
+      const at = resultLineNumber(data, start, nl);
+      if (at !== undefined) {
+        while (next < lines.length && lines[next]!.n < at.n) next++;
+        if (next < lines.length && lines[next]!.n === at.n) {
+          data.copyWithin(out, at.tab + 1, nl + 1);
+          out += nl - at.tab;
+          next++;
+        }
+      }
       start = nl + 1;
     }
     pending = Buffer.from(data.subarray(start));
+    if (out > 0) sink.bytes(data.subarray(0, out));
   }
-  return position;
+  return { position, next };
 }
 
 /** The line number before the tab of a worker's result line (`data[start..nl]`), and where the tab is; undefined when it has none. */
@@ -165,16 +178,7 @@ export function superviseRange(cmd: WorkerCommand, input: Uint8Array, lines: rea
       });
       if (r.error) throw r.error;
       if (r.stderr) sink.stderr(r.stderr);
-      position = readResultLines(results.fd, position, (data, start, nl) => {
-        const at = resultLineNumber(data, start, nl);
-        if (at === undefined) return;
-        const n = at.n;
-        while (next < lines.length && lines[next]!.n < n) next++;
-        if (next < lines.length && lines[next]!.n === n) {
-          sink.bytes(data.subarray(at.tab + 1, nl + 1));
-          next++;
-        }
-      });
+      ({ position, next } = forwardResults(results.fd, position, lines, next, sink));
       if (r.status === 0 && r.signal === null) break;
       if (next >= lines.length) break;
       const how = r.signal !== null ? `was killed by ${r.signal}` : `exited with code ${r.status}`;

@@ -404,7 +404,7 @@ const BATCH_CHUNK = 1 << 16;
 interface ChunkedWriter {
   /** A result line (the newline is added). */
   line: (s: string) => void;
-  /** A result line already encoded, its newline included. */
+  /** Whole result lines already encoded, each with its newline. */
   bytes: (b: Uint8Array) => void;
   flush: () => void;
 }

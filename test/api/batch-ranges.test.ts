@@ -1,6 +1,9 @@
-/** How batch splits its case lines over worker processes (splitRanges). */
+/** How batch splits its case lines over worker processes (splitRanges), and forwards what they wrote (forwardResults). */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { splitRanges, type BatchLine } from '../../src/cli/batch-workers';
+import { forwardResults, splitRanges, type BatchLine } from '../../src/cli/batch-workers';
 import { rng } from '../support/random';
 
 function lines(sizes: number[]): BatchLine[] {
@@ -47,6 +50,47 @@ describe('splitRanges', () => {
           expect(Math.abs(seen - goal)).toBeLessThanOrEqual(largest);
         });
       }
+    }
+  });
+});
+
+describe('forwardResults', () => {
+  it("gives each expected line's result once, in order, across chunk boundaries, and drops a torn last line", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nvc-forward-'));
+    try {
+      const r = rng(5);
+      for (let t = 0; t < 30; t++) {
+        // the range's case lines: numbers with gaps (blank lines)
+        const range: BatchLine[] = [];
+        for (let n = 0; range.length < 40; n += 1 + Math.floor(r() * 3)) range.push({ n, start: 0, end: 0 });
+        const parts: string[] = [];
+        const want: string[] = [];
+        const big = (n: number) => `{"id":${n},"pad":"${'x'.repeat(r() < 0.1 ? 600_000 + Math.floor(r() * 900_000) : Math.floor(r() * 3000))}"}\n`;
+        let k = 0;
+        for (const line of range.slice(0, 30)) {
+          // now and then: a line without a number, or an earlier line's number again
+          if (r() < 0.1) parts.push(`junk\t{"x":1}\n`);
+          if (r() < 0.1 && k > 0) parts.push(`${range[k - 1]!.n}\t{"again":true}\n`);
+          const result = big(line.n);
+          parts.push(`${line.n}\t${result}`);
+          want.push(result);
+          k++;
+        }
+        // a worker killed in the middle of its next write
+        const torn = `${range[30]!.n}\t{"id":${range[30]!.n},"cut`;
+        const file = path.join(dir, `r${t}`);
+        fs.writeFileSync(file, parts.join('') + torn);
+        const fd = fs.openSync(file, 'r');
+        const got: Buffer[] = [];
+        const sink = { bytes: (b: Uint8Array) => got.push(Buffer.from(b)), line: () => {}, stderr: () => {} };
+        const out = forwardResults(fd, 0, range, 0, sink);
+        fs.closeSync(fd);
+        expect(Buffer.concat(got).toString('utf8')).toBe(want.join(''));
+        expect(out.next).toBe(30);
+        expect(out.position).toBe(Buffer.byteLength(parts.join('') + torn));
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });
