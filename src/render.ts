@@ -10,7 +10,7 @@ import { stringifyIfExact } from './protocol/json-stringify-agrees';
 import { loadVllmCpp } from './native/vllm-cpp';
 import { loadTemplateFromPath } from './templates/load';
 import { renderInPool } from './async';
-import { defineLazy } from './lazy';
+import { chatResult, type Member } from './result';
 import type { ChatCompletionRequest } from './protocol/schemas';
 
 export type Backend = 'embedded' | 'vllm.cpp';
@@ -475,26 +475,20 @@ function prepare(input: unknown, options: RenderChatOptions, planned = false): P
  * them, such as the async pool's worker), so no copy of those is made.
  */
 function finish(p: Prepared, rendered: string, readOnly = false): RenderChatResult {
-  const prompt = promptOf(p, rendered);
   const built = p.built;
-  // (members added in their order, the lazy ones as they come: an object
-  // whose data member became an accessor would leave V8's fast mode)
-  const result = { prompt } as RenderChatResult;
   // shared values: the result's own copy is made on first read
   const { messages, tools } = p.shared;
   const planned = p.planned;
-  if (planned !== undefined) defineLazy(result, 'messages', () => buildTemplateContext(planned.text, planned.facts, planned.build).messages);
-  else if (messages === undefined) result.messages = built.messages;
-  else if (readOnly) result.messages = messages;
-  else defineLazy(result, 'messages', () => pyDeepCopy(messages));
-  if (tools === undefined) result.tools = built.tools;
-  else if (readOnly) result.tools = tools;
-  else defineLazy(result, 'tools', () => pyDeepCopy(tools));
-  result.contentFormat = p.contentFormat;
-  result.warnings = built.warnings;
-  result.templateHash = p.compiled.hash;
-  result.backend = p.backend;
-  return result;
+  let resultMessages: Member<unknown[]>;
+  if (planned !== undefined) resultMessages = () => buildTemplateContext(planned.text, planned.facts, planned.build).messages;
+  else if (messages === undefined) resultMessages = built.messages;
+  else if (readOnly) resultMessages = messages;
+  else resultMessages = () => pyDeepCopy(messages);
+  let resultTools: Member<unknown[] | null>;
+  if (tools === undefined) resultTools = built.tools;
+  else if (readOnly) resultTools = tools;
+  else resultTools = () => pyDeepCopy(tools);
+  return chatResult(promptOf(p, rendered), resultMessages, resultTools, p.contentFormat, built.warnings, p.compiled.hash, p.backend);
 }
 
 /** The prompt of a render (a continued final message cut where it ends). */

@@ -17,8 +17,8 @@ import { join } from 'node:path';
 import { deserialize } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import { BackendError } from '../errors';
-import { defineLazy } from '../lazy';
 import type { RenderChatOptions, RenderChatResult } from '../render';
+import { chatResult } from '../result';
 import { applyPatches, decodeError, type Patch, type WireThrown } from './wire';
 
 /** main -> worker */
@@ -193,16 +193,7 @@ function resultOf(m: Extract<ReplyMessage, { ok: true }>): RenderChatResult {
     }
     return trees;
   };
-  // (members added in their order, the lazy ones as accessors from the
-  // start: see render.ts finish)
-  const result = { prompt: m.prompt } as RenderChatResult;
-  defineLazy(result, 'messages', () => decode()[0]);
-  defineLazy(result, 'tools', () => decode()[1]);
-  result.contentFormat = m.contentFormat;
-  result.warnings = m.warnings;
-  result.templateHash = m.templateHash;
-  result.backend = m.backend;
-  return result;
+  return chatResult(m.prompt, () => decode()[0], () => decode()[1], m.contentFormat, m.warnings, m.templateHash, m.backend);
 }
 
 let shared: RenderPool | undefined;
