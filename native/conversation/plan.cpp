@@ -921,7 +921,7 @@ void add_plans(std::string_view config, const std::vector<std::pair<std::string,
       auto& r = cache->recent;
       r.erase(std::remove(r.begin(), r.end(), slot), r.end());
     }
-    if (plan->matchable) remember_plan(*cache, plan);
+    remember_plan(*cache, plan);
     slot = std::move(plan);
   }
 }
