@@ -305,7 +305,10 @@ function caseOptions(c: Lossless, run: BatchRun, hasTools: boolean): RenderChatO
  * what the object path renders.
  */
 function runRawCase(raw: string, run: BatchRun): string | undefined {
-  const taken = takeMembers(raw, ['messages', 'tools']);
+  // (scanned natively at any length: warm, the addon's scan of a line costs
+  // what the JS one does, and a batch process starts cold, where the JS scan
+  // runs interpreted over the first thousand lines or so)
+  const taken = takeMembers(raw, ['messages', 'tools'], 0);
   const messages = taken?.spans.get('messages');
   if (taken === undefined || messages === undefined || raw.charCodeAt(messages[0]) !== 0x5b) return undefined;
   const tools = taken.spans.get('tools');

@@ -143,9 +143,9 @@ export function useNativeValueEnd(scan: ((text: string, at: number) => number) |
 /** @internal From this many characters on, a member's container value is scanned natively (the call copies the text from the value on). */
 export const NATIVE_SCAN_FROM = 4096;
 
-/** The end of a member's value at `at`: valueEnd, natively for a container in a long text. */
-function memberValueEnd(text: string, at: number): number {
-  if (nativeValueEnd !== undefined && text.length - at >= NATIVE_SCAN_FROM) {
+/** The end of a member's value at `at`: valueEnd, natively for a container with at least `nativeFrom` characters from it on. */
+function memberValueEnd(text: string, at: number, nativeFrom = NATIVE_SCAN_FROM): number {
+  if (nativeValueEnd !== undefined && text.length - at >= nativeFrom) {
     const c = text.charCodeAt(at);
     if (c === 0x5b || c === 0x7b) {
       const end = nativeValueEnd(text.slice(at), 0);
@@ -214,18 +214,20 @@ export interface TakenMembers {
  * be valid JSON: when `rest` and each taken value decode, the text does too,
  * each taken value being the member's (the walk agrees with a JSON parser on
  * the text before each value, so each `null` stands where a value stood).
+ * Container values with at least `nativeFrom` characters from their start on
+ * are scanned by the addon where it is loaded (the same ends).
  */
-export function takeMembers(text: string, keys: readonly string[]): TakenMembers | undefined {
-  return nullMembers(text, keys, true);
+export function takeMembers(text: string, keys: readonly string[], nativeFrom = NATIVE_SCAN_FROM): TakenMembers | undefined {
+  return nullMembers(text, keys, true, nativeFrom);
 }
 
-function nullMembers(text: string, keys: readonly string[], unique: boolean): TakenMembers | undefined {
+function nullMembers(text: string, keys: readonly string[], unique: boolean, nativeFrom = NATIVE_SCAN_FROM): TakenMembers | undefined {
   let out = '';
   let from = 0;
   let twice = false;
   const spans = new Map<string, [number, number]>();
   const walked = eachMember(text, (name, at) => {
-    const end = memberValueEnd(text, at);
+    const end = memberValueEnd(text, at, nativeFrom);
     if (keys.includes(name)) {
       if (unique && spans.has(name)) {
         twice = true;

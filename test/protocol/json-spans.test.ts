@@ -92,4 +92,36 @@ describe('the addon\'s scan of long member values', () => {
       useNativeValueEnd(scan);
     }
   });
+
+  it('with nativeFrom 0 (batch lines), short values too: the same ends as its own scan', async () => {
+    const { loadEmbedded } = await import('../../src/native/loader');
+    const { takeMembers, useNativeValueEnd } = await import('../../src/protocol/json-spans');
+    const scan = loadEmbedded().jsonValueEnd!;
+    let calls = 0;
+    const counted = (text: string, at: number) => {
+      calls++;
+      return scan(text, at);
+    };
+    const r = rng(11);
+    const pieces = ['"a \\" b"', '"\\\\"', '"}]{["', '"\u{1f600}"', '[1, {"x": "]"}]', '{"k": []}', '2', 'null'];
+    try {
+      for (let t = 0; t < 500; t++) {
+        const members: Array<[string, string]> = [];
+        for (let i = 1 + Math.floor(r() * 4); i > 0; i--) {
+          const items = Array.from({ length: Math.floor(r() * 6) }, () => pieces[Math.floor(r() * pieces.length)]!);
+          members.push([['messages', 'tools', 'id'][Math.floor(r() * 3)]!, r() < 0.7 ? `[${items.join(', ')}]` : JSON.stringify(randomValue(r, 0))]);
+        }
+        let text = `{${members.map(([k, v]) => `${JSON.stringify(k)}: ${v}`).join(', ')}}`;
+        if (r() < 0.2) text = text.slice(0, Math.floor(r() * text.length));
+        useNativeValueEnd(counted);
+        const native = takeMembers(text, ['messages', 'tools'], 0);
+        useNativeValueEnd(undefined);
+        const own = takeMembers(text, ['messages', 'tools'], 0);
+        expect(native, text).toEqual(own);
+      }
+      expect(calls).toBeGreaterThan(300);
+    } finally {
+      useNativeValueEnd(scan);
+    }
+  });
 });
