@@ -13,6 +13,7 @@
 #include <new>
 #include <string>
 
+#include "addon/json_quote.h"
 #include "addon/json_spans.h"
 #include "addon/scratch.h"
 #include "conversation/plan.h"
@@ -501,6 +502,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("planRequest", Napi::Function::New(env, PlanRequest));
   exports.Set("keepPlans", Napi::Function::New(env, KeepPlans));
   exports.Set("jsonValueEnd", Napi::Function::New(env, nvc_addon::JsonValueEnd));
+  exports.Set("jsonQuoteUtf8", Napi::Function::New(env, nvc_addon::JsonQuoteUtf8));
   exports.Set("engine", Napi::String::New(env, "embedded"));
   return exports;
 }

@@ -71,8 +71,35 @@ function caseId(bytes: Uint8Array): unknown {
  * `ok` and the prompt or the error.
  */
 export function resultLine(id: unknown, outcome: { prompt: string } | { error: string }): string {
-  const head = `{"id":${serializePyJson(id ?? null, { compact: true })},"ok":`;
+  const head = resultHead(id);
   return 'prompt' in outcome ? `${head}true,"prompt":${JSON.stringify(outcome.prompt)}}` : `${head}false,"error":${JSON.stringify(outcome.error)}}`;
+}
+
+function resultHead(id: unknown): string {
+  return `{"id":${serializePyJson(id ?? null, { compact: true })},"ok":`;
+}
+
+/**
+ * `prefix`, then resultLine(id, outcome) and a newline, as UTF-8 bytes. A
+ * prompt is quoted by `quote` where given (the addon's jsonQuoteUtf8: the
+ * same bytes, without the strings JSON.stringify and the concatenation
+ * would make on the way, which for a long prompt cost as much as a tenth of
+ * its render).
+ */
+export function resultLineBytes(
+  prefix: string,
+  id: unknown,
+  outcome: { prompt: string } | { error: string },
+  quote?: (before: string, value: string, after: string) => Uint8Array,
+): Uint8Array {
+  if (quote !== undefined && 'prompt' in outcome) {
+    try {
+      return quote(`${prefix}${resultHead(id)}true,"prompt":`, outcome.prompt, '}\n');
+    } catch {
+      // (no memory for the addon's copy: the strings' way below)
+    }
+  }
+  return Buffer.from(`${prefix}${resultLine(id, outcome)}\n`, 'utf8');
 }
 
 /**

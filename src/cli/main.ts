@@ -25,13 +25,13 @@ import { skipWs, takeMembers } from '../protocol/json-spans';
 import { parsePyJson } from '../protocol/pyjson';
 import { decodeUtf8Strict, Utf8DecodeError } from '../protocol/utf8';
 import { renderChat, renderChatPrompt, type Backend, type ChatRequestInput, type RenderChatOptions } from '../render';
-import { packageRoot } from '../native/loader';
+import { loadEmbedded, packageRoot } from '../native/loader';
 import { compileTemplate, type CompiledTemplate } from '../native/embedded';
 import { loadTemplateFromPath } from '../templates/load';
 import { PARSE_USAGE, runParse } from './parse';
 import { cmdServe, SERVE_USAGE } from './serve';
 import { decodeJson, InputFileError, parseArgs, readBytes, readInput, readToolsFile, str, UsageError } from './args';
-import { BATCH_RANGE_MIN, BATCH_WORKER_END_ENV, BATCH_WORKER_ENV, resultLine, splitRanges, superviseRanges, type BatchLine } from './batch-workers';
+import { BATCH_RANGE_MIN, BATCH_WORKER_END_ENV, BATCH_WORKER_ENV, resultLine, resultLineBytes, splitRanges, superviseRanges, type BatchLine } from './batch-workers';
 import { goldenReport } from '../golden/report';
 import { goldenDirs } from '../golden/suite';
 import { roundTripPairs, roundTripReport } from '../golden/roundtrip';
@@ -304,7 +304,7 @@ function caseOptions(c: Lossless, run: BatchRun, hasTools: boolean): RenderChatO
  * the line (json-spans takeMembers), and the request text path renders
  * what the object path renders.
  */
-function runRawCase(raw: string, run: BatchRun): string | undefined {
+function runRawCase(raw: string, run: BatchRun): CaseResult | undefined {
   // (scanned natively at any length: warm, the addon's scan of a line costs
   // what the JS one does, and a batch process starts cold, where the JS scan
   // runs interpreted over the first thousand lines or so)
@@ -324,7 +324,7 @@ function runRawCase(raw: string, run: BatchRun): string | undefined {
     const options = caseOptions(c, run, tools !== undefined && raw.charCodeAt(skipWs(raw, tools[0] + 1)) !== 0x5d);
     if (options.template === undefined) return undefined;
     const request = `{"messages":${raw.slice(messages[0], messages[1])}${tools === undefined ? '' : `,"tools":${raw.slice(tools[0], tools[1])}`}}`;
-    return resultLine(field(c, 'id'), { prompt: renderChatPrompt(request, options) });
+    return { id: field(c, 'id'), outcome: { prompt: renderChatPrompt(request, options) } };
   } catch {
     return undefined;
   }
@@ -336,15 +336,28 @@ function runRawCase(raw: string, run: BatchRun): string | undefined {
  * the decoded-case path for it.
  */
 export function renderRawCase(raw: string, baseDir: string): string | undefined {
-  return runRawCase(raw, { input: Buffer.alloc(0), baseDir, backend: undefined, templates: new Map(), inputIsUtf8: true });
+  const r = runRawCase(raw, { input: Buffer.alloc(0), baseDir, backend: undefined, templates: new Map(), inputIsUtf8: true });
+  return r === undefined ? undefined : resultLine(r.id, r.outcome);
+}
+
+/** A case's `id` (as the case holds it) and its prompt or error: what its result line says. */
+interface CaseResult {
+  id: unknown;
+  outcome: { prompt: string } | { error: string };
+}
+
+/** The addon's JSON quoting of a prompt into bytes, where the addon has it. */
+function promptQuoter(): ((before: string, value: string, after: string) => Uint8Array) | undefined {
+  const quote = loadEmbedded().jsonQuoteUtf8;
+  return typeof quote === 'function' ? quote : undefined;
 }
 
 /**
- * One batch case (line `n` of the file, 0-based) -> its result line. Every
- * failure, including a line that is not UTF-8 or not JSON, is that case's
- * own `ok: false` line.
+ * One batch case (line `n` of the file, 0-based) -> what its result line
+ * says. Every failure, including a line that is not UTF-8 or not JSON, is
+ * that case's own `ok: false` line.
  */
-function runBatchCase(line: BatchLine, run: BatchRun): string {
+function runBatchCase(line: BatchLine, run: BatchRun): CaseResult {
   const n = line.n;
   let id: unknown = null;
   try {
@@ -367,9 +380,9 @@ function runBatchCase(line: BatchLine, run: BatchRun): string {
     const tools = field(c, 'tools');
     const request: Lossless = tools === undefined ? { messages: field(c, 'messages') } : { messages: field(c, 'messages'), tools };
     const options = caseOptions(c, run, Array.isArray(tools) && tools.length > 0);
-    return resultLine(id, { prompt: renderChatPrompt(request as ChatRequestInput, options) });
+    return { id, outcome: { prompt: renderChatPrompt(request as ChatRequestInput, options) } };
   } catch (e) {
-    return resultLine(id, { error: errorLine(e) });
+    return { id, outcome: { error: errorLine(e) } };
   }
 }
 
@@ -441,9 +454,8 @@ function chunkedWriter(io: CliIO): ChunkedWriter {
   return { line: (s) => bytes(Buffer.from(s + '\n', 'utf8')), bytes, flush };
 }
 
-/** Writes all of `s` to `fd`: encoded once, one write unless the system takes less. */
-function writeAll(fd: number, s: string): void {
-  const bytes = Buffer.from(s, 'utf8');
+/** Writes all of `bytes` to `fd`: one write unless the system takes less. */
+function writeAll(fd: number, bytes: Uint8Array): void {
   for (let off = 0; off < bytes.length; ) off += fs.writeSync(fd, bytes, off);
 }
 
@@ -513,13 +525,22 @@ function cmdBatch(argv: string[], io: CliIO): number {
     const endEnv = process.env[BATCH_WORKER_END_ENV];
     const end = endEnv === undefined ? Infinity : Number(endEnv);
     const state = run();
-    for (const line of lines) if (line.n >= from && line.n < end) writeAll(1, `${line.n}\t${runBatchCase(line, state)}\n`);
+    const quote = promptQuoter();
+    for (const line of lines) {
+      if (line.n < from || line.n >= end) continue;
+      const r = runBatchCase(line, state);
+      writeAll(1, resultLineBytes(`${line.n}\t`, r.id, r.outcome, quote));
+    }
     return 0;
   }
   const out = chunkedWriter(io);
   if (a.flags.has('in-process')) {
     const state = run();
-    for (const line of lines) out.line(runBatchCase(line, state));
+    const quote = promptQuoter();
+    for (const line of lines) {
+      const r = runBatchCase(line, state);
+      out.bytes(resultLineBytes('', r.id, r.outcome, quote));
+    }
     out.flush();
     return 0;
   }

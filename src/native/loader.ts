@@ -47,6 +47,8 @@ export interface NativeBinding {
   keepPlans(plans: string[]): void;
   /** Just past the JSON value at `at` by its structure (protocol/json-spans), or -1. */
   jsonValueEnd?(text: string, at: number): number;
+  /** The UTF-8 bytes of `before + JSON.stringify(value) + after`, as Buffer.from gives them. */
+  jsonQuoteUtf8?(before: string, value: string, after: string): Buffer;
   engine: string;
 }
 

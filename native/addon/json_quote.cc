@@ -1,0 +1,175 @@
+// JSON.stringify of a JS string, written straight to UTF-8 bytes from the
+// string's UTF-16 units: `"` and `\` escaped with a backslash, \b \t \n \f
+// \r by name, the other units under 0x20 and lone surrogates as \u00XX /
+// \udXXX (lowercase hex, as V8 writes them), everything else as UTF-8
+// (a surrogate pair as its code point).
+#include "addon/json_quote.h"
+
+#include <cstdint>
+#include <cstring>
+
+#include "addon/scratch.h"
+#include "jinja/compiler.h"
+
+#if defined(JINJA_HAVE_SSE2)
+#include <emmintrin.h>
+#endif
+
+namespace nvc_addon {
+
+namespace {
+
+// How JSON.stringify writes a unit under 0x80: itself (`plain`), a
+// backslash and a letter (`named`), or else \u00XX.
+struct Escapes {
+  char named[0x80] = {};
+  bool plain[0x80] = {};
+  constexpr Escapes() {
+    for (int c = 0; c < 0x80; ++c) plain[c] = c >= 0x20 && c != '"' && c != '\\';
+    named[int('"')] = '"';
+    named[int('\\')] = '\\';
+    named[0x08] = 'b';
+    named[0x09] = 't';
+    named[0x0a] = 'n';
+    named[0x0c] = 'f';
+    named[0x0d] = 'r';
+  }
+};
+constexpr Escapes kEscapes;
+
+const char kHex[] = "0123456789abcdef";
+
+char* put_u_escape(char* d, unsigned u) {
+  d[0] = '\\';
+  d[1] = 'u';
+  d[2] = kHex[(u >> 12) & 15];
+  d[3] = kHex[(u >> 8) & 15];
+  d[4] = kHex[(u >> 4) & 15];
+  d[5] = kHex[u & 15];
+  return d + 6;
+}
+
+char* put_utf8(char* d, uint32_t cp) {
+  if (cp < 0x800) {
+    d[0] = char(0xC0 | (cp >> 6));
+    d[1] = char(0x80 | (cp & 0x3F));
+    return d + 2;
+  }
+  if (cp < 0x10000) {
+    d[0] = char(0xE0 | (cp >> 12));
+    d[1] = char(0x80 | ((cp >> 6) & 0x3F));
+    d[2] = char(0x80 | (cp & 0x3F));
+    return d + 3;
+  }
+  d[0] = char(0xF0 | (cp >> 18));
+  d[1] = char(0x80 | ((cp >> 12) & 0x3F));
+  d[2] = char(0x80 | ((cp >> 6) & 0x3F));
+  d[3] = char(0x80 | (cp & 0x3F));
+  return d + 4;
+}
+
+// The most bytes quote() writes for `n` units (a unit takes at most six:
+// \uXXXX; a pair takes four for two).
+size_t quoted_max(size_t n) { return 6 * n + 2; }
+
+// Writes the JSON string literal of units s[0..n) at `d` (room for
+// quoted_max(n) bytes); returns the end.
+char* quote(char* d, const char16_t* s, size_t n) {
+  *d++ = '"';
+  size_t i = 0;
+  while (i < n) {
+#if defined(JINJA_HAVE_SSE2)
+    // eight units at a time while all are plain ASCII (0x20..0x7F, not " or \)
+    const __m128i space = _mm_set1_epi16(0x20), quote_unit = _mm_set1_epi16('"'), backslash = _mm_set1_epi16('\\');
+    while (i + 8 <= n) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
+      // (signed compares: units from 0x8000 on read as negative, under 0x20)
+      const __m128i bad = _mm_or_si128(_mm_or_si128(_mm_cmplt_epi16(v, space), _mm_cmpgt_epi16(v, _mm_set1_epi16(0x7F))),
+                                       _mm_or_si128(_mm_cmpeq_epi16(v, quote_unit), _mm_cmpeq_epi16(v, backslash)));
+      if (_mm_movemask_epi8(bad) != 0) break;
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(d), _mm_packus_epi16(v, v));
+      d += 8;
+      i += 8;
+    }
+    if (i >= n) break;
+#endif
+    const char16_t c = s[i];
+    if (c < 0x80) {
+      if (kEscapes.plain[c]) {
+        *d++ = char(c);
+      } else if (const char name = kEscapes.named[c]; name != 0) {
+        d[0] = '\\';
+        d[1] = name;
+        d += 2;
+      } else {
+        d = put_u_escape(d, c);
+      }
+      ++i;
+    } else if (c >= 0xD800 && c <= 0xDBFF && i + 1 < n && s[i + 1] >= 0xDC00 && s[i + 1] <= 0xDFFF) {
+      d = put_utf8(d, 0x10000 + ((uint32_t(c) - 0xD800) << 10) + (uint32_t(s[i + 1]) - 0xDC00));
+      i += 2;
+    } else if (c >= 0xD800 && c <= 0xDFFF) {
+      d = put_u_escape(d, c);  // a lone surrogate
+      ++i;
+    } else {
+      d = put_utf8(d, c);
+      ++i;
+    }
+  }
+  *d++ = '"';
+  return d;
+}
+
+// The UTF-8 length of a JS string as Buffer.from encodes it (lone
+// surrogates replaced by U+FFFD); false where it cannot be read.
+bool utf8_length(napi_env env, napi_value v, size_t& n) { return napi_get_value_string_utf8(env, v, nullptr, 0, &n) == napi_ok; }
+
+// Writes those `n` bytes at `d` (room for n + 1: N-API ends them with a
+// NUL); returns the end, or null.
+char* put_string(napi_env env, napi_value v, char* d, size_t n) {
+  size_t got = 0;
+  if (napi_get_value_string_utf8(env, v, d, n + 1, &got) != napi_ok || got != n) return nullptr;
+  return d + n;
+}
+
+}  // namespace
+
+Napi::Value JsonQuoteUtf8(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 3 || !info[0].IsString() || !info[1].IsString() || !info[2].IsString()) {
+    Napi::TypeError::New(env, "jsonQuoteUtf8(before, value, after)").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  // this thread's copies of the value's UTF-16 units and of the bytes
+  // (each kept up to 64 Ki elements between calls)
+  thread_local Scratch<char16_t, 64 * 1024> units;
+  thread_local Scratch<char, 64 * 1024> bytes;
+  const char* begin = nullptr;
+  const char* end = nullptr;
+  try {
+    size_t n = 0, before = 0, after = 0;
+    if (napi_get_value_string_utf16(env, info[1], nullptr, 0, &n) == napi_ok && utf8_length(env, info[0], before) && utf8_length(env, info[2], after)) {
+      char16_t* buf = units.get(n + 1);
+      size_t got = 0;
+      char* d = bytes.get(before + quoted_max(n) + after + 1);
+      begin = d;
+      if (napi_get_value_string_utf16(env, info[1], buf, n + 1, &got) == napi_ok && got == n && (d = put_string(env, info[0], d, before)) != nullptr) {
+        d = quote(d, buf, n);
+        end = put_string(env, info[2], d, after);
+      }
+    }
+  } catch (const std::bad_alloc&) {
+    end = nullptr;
+  }
+  Napi::Value out;
+  if (end != nullptr) out = Napi::Buffer<char>::Copy(env, begin, size_t(end - begin));
+  units.trim();
+  bytes.trim();
+  if (end == nullptr) {
+    Napi::Error::New(env, "jsonQuoteUtf8: the strings could not be read or written (out of memory?)").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  return out;
+}
+
+}  // namespace nvc_addon
