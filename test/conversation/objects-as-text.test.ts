@@ -155,6 +155,9 @@ describe('request objects prepared as their JSON text', () => {
       { a: new Box(1) }, { a: { toJSON: () => 1 } }, { a: 1n }, { a: [1, , 2] }, { a: () => 1 }, { a: Symbol('s') }, // eslint-disable-line no-sparse-arrays
       Object.assign({ a: 1 }, { [PY_KEYS]: ['a'] }), { a: deep(MAX_STRINGIFY_DEPTH) }, [1], 'text', null,
       { a: Object.assign([1], { toJSON: () => 1 }) }, { a: Object.setPrototypeOf([1], null) },
+      // an own toJSON of any kind: not enumerable, undefined, a getter
+      { a: Object.defineProperty({ b: 1 }, 'toJSON', { value: () => 1 }) }, { a: { toJSON: undefined } },
+      { a: Object.defineProperty([1], 'toJSON', { get: () => () => 2 }) }, Object.defineProperty({ a: 1 }, PY_KEYS, { value: ['a'] }),
     ];
     for (const v of decline) expect(stringifyIfExact(v), String(JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? 'big' : x)))).toBeUndefined();
     const cycle: Obj = { a: 1 };
@@ -175,5 +178,16 @@ describe('request objects prepared as their JSON text', () => {
       delete (Object.prototype as Obj).polluted;
     }
     expect(stringifyIfExact({ a: 1 })).toBe('{"a":1}');
+    // a toJSON or a recorded key order every object or array inherits (not enumerable): nothing is taken
+    const inherited: Array<[object, PropertyKey]> = [[Object.prototype, 'toJSON'], [Array.prototype, 'toJSON'], [Object.prototype, PY_KEYS]];
+    for (const [proto, key] of inherited) {
+      Object.defineProperty(proto, key, { value: key === PY_KEYS ? ['a'] : () => 'x', configurable: true, writable: true });
+      try {
+        expect(stringifyIfExact({ a: [1] }), String(key)).toBeUndefined();
+      } finally {
+        delete (proto as Record<PropertyKey, unknown>)[key];
+      }
+    }
+    expect(stringifyIfExact({ a: [1] })).toBe('{"a":[1]}');
   });
 });
