@@ -54,16 +54,22 @@ describe('withoutMember', () => {
   });
 });
 
+/** The addon's scan, and a wrapper of it that counts its calls. */
+async function countedScan() {
+  const { loadEmbedded } = await import('../../src/native/loader');
+  const scan = loadEmbedded().jsonValueEnd!;
+  const counter = { calls: 0 };
+  const counted = (text: string, at: number) => {
+    counter.calls++;
+    return scan(text, at);
+  };
+  return { scan, counted, counter };
+}
+
 describe('the addon\'s scan of long member values', () => {
   it('finds the ends its own scan finds, in any text, valid or not', async () => {
-    const { loadEmbedded } = await import('../../src/native/loader');
     const { takeMembers, useNativeValueEnd, NATIVE_SCAN_FROM } = await import('../../src/protocol/json-spans');
-    const scan = loadEmbedded().jsonValueEnd!;
-    let calls = 0;
-    const counted = (text: string, at: number) => {
-      calls++;
-      return scan(text, at);
-    };
+    const { scan, counted, counter } = await countedScan();
     const r = rng(7);
     // long strings with runs of backslashes before quotes, non-BMP characters, brackets in strings
     const pieces = ['"a \\" b"', '"\\\\"', '"\\\\\\""', '"}]{["', '"\u{1f600}\u00e9"', '[1, [2, {"x": "]"}]]', '{"k": {"k": []}}', '-1.5e3', 'true', 'null'];
@@ -87,21 +93,15 @@ describe('the addon\'s scan of long member values', () => {
         const own = takeMembers(text, ['messages', 'tools']);
         expect(native, text.slice(0, 200)).toEqual(own);
       }
-      expect(calls).toBeGreaterThan(100);
+      expect(counter.calls).toBeGreaterThan(100);
     } finally {
       useNativeValueEnd(scan);
     }
   });
 
   it('with nativeFrom 0 (batch lines), short values too: the same ends as its own scan', async () => {
-    const { loadEmbedded } = await import('../../src/native/loader');
     const { takeMembers, useNativeValueEnd } = await import('../../src/protocol/json-spans');
-    const scan = loadEmbedded().jsonValueEnd!;
-    let calls = 0;
-    const counted = (text: string, at: number) => {
-      calls++;
-      return scan(text, at);
-    };
+    const { scan, counted, counter } = await countedScan();
     const r = rng(11);
     const pieces = ['"a \\" b"', '"\\\\"', '"}]{["', '"\u{1f600}"', '[1, {"x": "]"}]', '{"k": []}', '2', 'null'];
     try {
@@ -119,7 +119,7 @@ describe('the addon\'s scan of long member values', () => {
         const own = takeMembers(text, ['messages', 'tools'], 0);
         expect(native, text).toEqual(own);
       }
-      expect(calls).toBeGreaterThan(300);
+      expect(counter.calls).toBeGreaterThan(300);
     } finally {
       useNativeValueEnd(scan);
     }
