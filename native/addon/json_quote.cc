@@ -5,6 +5,7 @@
 // (a surrogate pair as its code point).
 #include "addon/json_quote.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -68,19 +69,61 @@ char* put_utf8(char* d, uint32_t cp) {
   return d + 4;
 }
 
-// The most bytes quote() writes for `n` units (a unit takes at most six:
-// \uXXXX; a pair takes four for two).
-size_t quoted_max(size_t n) { return 6 * n + 2; }
+using Bytes = Scratch<char, 64 * 1024>;
 
-// Writes the JSON string literal of units s[0..n) at `d` (room for
-// quoted_max(n) bytes); returns the end.
-char* quote(char* d, const char16_t* s, size_t n) {
+// Bytes written into a thread's scratch buffer, grown (keeping what is
+// written) when a write would pass its end.
+class Out {
+ public:
+  explicit Out(Bytes& bytes, size_t size_hint) : bytes_(bytes) {
+    base_ = bytes_.get(size_hint);
+    d_ = base_;
+    end_ = base_ + bytes_.size();
+  }
+  // Room for `k` more bytes at d().
+  char* room(size_t k) {
+    if (size_t(end_ - d_) < k) {
+      const size_t used = size_t(d_ - base_);
+      const size_t n = std::max(2 * bytes_.size(), used + k);
+      base_ = bytes_.grow(n, used);
+      d_ = base_ + used;
+      end_ = base_ + n;
+    }
+    return d_;
+  }
+  void advance(char* to) { d_ = to; }
+  char* end() const { return end_; }
+  const char* begin() const { return base_; }
+  size_t size() const { return size_t(d_ - base_); }
+
+ private:
+  Bytes& bytes_;
+  char* base_;
+  char* d_;
+  char* end_;
+};
+
+// Writes the JSON string literal of units s[0..n).
+void quote(Out& out, const char16_t* s, size_t n) {
+  // (the write position and the end of the room in locals, synced with
+  // `out` only when it must grow)
+  char* d = out.room(n + 2);
+  char* end = out.end();
+  auto need = [&](size_t k) {
+    if (size_t(end - d) < k) {
+      out.advance(d);
+      d = out.room(k);
+      end = out.end();
+    }
+  };
   *d++ = '"';
   size_t i = 0;
   while (i < n) {
 #if defined(JINJA_HAVE_SSE2)
-    // eight units at a time while all are plain ASCII (0x20..0x7F, not " or \)
+    // eight units at a time while all are plain ASCII (0x20..0x7F, not " or
+    // \), which take a byte each: room for all that are left, at once
     const __m128i space = _mm_set1_epi16(0x20), quote_unit = _mm_set1_epi16('"'), backslash = _mm_set1_epi16('\\');
+    need(n - i + 1);
     while (i + 8 <= n) {
       const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
       // (signed compares: units from 0x8000 on read as negative, under 0x20)
@@ -93,6 +136,8 @@ char* quote(char* d, const char16_t* s, size_t n) {
     }
     if (i >= n) break;
 #endif
+    // (a unit, or a pair, takes at most six bytes; the closing quote one)
+    need(7);
     const char16_t c = s[i];
     if (c < 0x80) {
       if (kEscapes.plain[c]) {
@@ -116,20 +161,23 @@ char* quote(char* d, const char16_t* s, size_t n) {
       ++i;
     }
   }
+  need(1);
   *d++ = '"';
-  return d;
+  out.advance(d);
 }
 
 // The UTF-8 length of a JS string as Buffer.from encodes it (lone
 // surrogates replaced by U+FFFD); false where it cannot be read.
 bool utf8_length(napi_env env, napi_value v, size_t& n) { return napi_get_value_string_utf8(env, v, nullptr, 0, &n) == napi_ok; }
 
-// Writes those `n` bytes at `d` (room for n + 1: N-API ends them with a
-// NUL); returns the end, or null.
-char* put_string(napi_env env, napi_value v, char* d, size_t n) {
+// Writes those `n` bytes (N-API ends them with a NUL, written but not
+// counted); false where the string cannot be read.
+bool put_string(napi_env env, napi_value v, Out& out, size_t n) {
+  char* d = out.room(n + 1);
   size_t got = 0;
-  if (napi_get_value_string_utf8(env, v, d, n + 1, &got) != napi_ok || got != n) return nullptr;
-  return d + n;
+  if (napi_get_value_string_utf8(env, v, d, n + 1, &got) != napi_ok || got != n) return false;
+  out.advance(d + n);
+  return true;
 }
 
 }  // namespace
@@ -143,33 +191,39 @@ Napi::Value JsonQuoteUtf8(const Napi::CallbackInfo& info) {
   // this thread's copies of the value's UTF-16 units and of the bytes
   // (each kept up to 64 Ki elements between calls)
   thread_local Scratch<char16_t, 64 * 1024> units;
-  thread_local Scratch<char, 64 * 1024> bytes;
-  const char* begin = nullptr;
-  const char* end = nullptr;
+  thread_local Bytes bytes;
+  // (whatever happens below, a buffer grown past what is kept is let go)
+  struct Trim {
+    ~Trim() {
+      units.trim();
+      bytes.trim();
+    }
+  } trim;
+  Napi::Value result;
+  bool ok = false;
   try {
     size_t n = 0, before = 0, after = 0;
     if (napi_get_value_string_utf16(env, info[1], nullptr, 0, &n) == napi_ok && utf8_length(env, info[0], before) && utf8_length(env, info[2], after)) {
       char16_t* buf = units.get(n + 1);
       size_t got = 0;
-      char* d = bytes.get(before + quoted_max(n) + after + 1);
-      begin = d;
-      if (napi_get_value_string_utf16(env, info[1], buf, n + 1, &got) == napi_ok && got == n && (d = put_string(env, info[0], d, before)) != nullptr) {
-        d = quote(d, buf, n);
-        end = put_string(env, info[2], d, after);
+      if (napi_get_value_string_utf16(env, info[1], buf, n + 1, &got) == napi_ok && got == n) {
+        // (room for text that is mostly plain ASCII; grown as needed)
+        Out out(bytes, before + n + n / 8 + after + 16);
+        if (put_string(env, info[0], out, before)) {
+          quote(out, buf, n);
+          ok = put_string(env, info[2], out, after);
+        }
+        if (ok) result = Napi::Buffer<char>::Copy(env, out.begin(), out.size());
       }
     }
   } catch (const std::bad_alloc&) {
-    end = nullptr;
+    ok = false;
   }
-  Napi::Value out;
-  if (end != nullptr) out = Napi::Buffer<char>::Copy(env, begin, size_t(end - begin));
-  units.trim();
-  bytes.trim();
-  if (end == nullptr) {
+  if (!ok) {
     Napi::Error::New(env, "jsonQuoteUtf8: the strings could not be read or written (out of memory?)").ThrowAsJavaScriptException();
     return env.Undefined();
   }
-  return out;
+  return result;
 }
 
 }  // namespace nvc_addon

@@ -3,6 +3,7 @@
 // thread keeps only a small one between calls.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 
@@ -22,6 +23,19 @@ class Scratch {
     }
     return data_.get();
   }
+  // Room for `n` elements with the first `keep` kept (keep <= what the
+  // buffer held; std::bad_alloc where there is no room: the buffer is then
+  // as it was).
+  T* grow(size_t n, size_t keep) {
+    if (size_ < n) {
+      std::unique_ptr<T[]> bigger(new T[n]);
+      if (keep > 0) std::copy(data_.get(), data_.get() + keep, bigger.get());
+      data_ = std::move(bigger);
+      size_ = n;
+    }
+    return data_.get();
+  }
+  size_t size() const { return size_; }
   // After the call: lets go of a buffer grown past kKept.
   void trim() {
     if (size_ > kKept) {

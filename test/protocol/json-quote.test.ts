@@ -35,8 +35,10 @@ describe('jsonQuoteUtf8', () => {
       const s = String.fromCharCode(u);
       expect(quote('', s, '').equals(Buffer.from(JSON.stringify(s), 'utf8')), `U+${u.toString(16)}`).toBe(true);
     }
-    const long = 'x"\ud800'.repeat(100_000);
-    expect(quote('[', long, ']').equals(Buffer.from(`[${JSON.stringify(long)}]`, 'utf8'))).toBe(true);
+    // (output several times the units' count: the bytes are grown as they are written)
+    for (const long of ['x"\ud800'.repeat(100_000), '\x01'.repeat(70_000), `${'a'.repeat(100_000)}\n\u00e9`]) {
+      expect(quote('[', long, ']').equals(Buffer.from(`[${JSON.stringify(long)}]`, 'utf8'))).toBe(true);
+    }
     // (and the small calls after it still agree)
     expect(quote('', 'ok\n', '').toString()).toBe('"ok\\n"');
   });
