@@ -9,6 +9,8 @@
 # the process. Leak checking is off (detect_leaks=0): Node does not free
 # everything at exit, and those reports are not about this package; every
 # other ASan/UBSan report aborts the process, which fails the test that hit it.
+# Tests that bound the process's RSS allow three times as much under it
+# (NODE_VLLM_CPP_SANITIZED).
 # With no arguments the whole vitest suite runs.
 # Env: CXX (default g++), JOBS (default 2).
 set -euo pipefail
@@ -57,6 +59,9 @@ cd "$root"
 export NODE_VLLM_CPP_ADDON="$out/node_vllm_cpp.node"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1:print_summary=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+# tests that bound the process's memory (RSS) allow for ASan's shadow
+# memory, redzones and quarantine of freed blocks
+export NODE_VLLM_CPP_SANITIZED=1
 # fails fast when the instrumented addon cannot load
 LD_PRELOAD="$libasan" node -e "require(process.env.NODE_VLLM_CPP_ADDON)"
 exec env LD_PRELOAD="$libasan" npx vitest run "$@"

@@ -57,7 +57,8 @@ describe('hostile templates', () => {
 
   it('the whole run stays well under 2 GB of peak RSS', () => {
     const peak = Math.max(0, ...[...lines.values()].map((l) => l.rssMb));
-    expect(peak).toBeLessThan(1024);
+    // (an addon built with AddressSanitizer, npm run test:asan, takes about twice the memory)
+    expect(peak).toBeLessThan(process.env.NODE_VLLM_CPP_SANITIZED ? 3 * 1024 : 1024);
   });
 
   for (const p of payloads) {
