@@ -346,10 +346,17 @@ interface CaseResult {
   outcome: { prompt: string } | { error: string };
 }
 
-/** The addon's JSON quoting of a prompt into bytes, where the addon has it. */
+/**
+ * The addon's JSON quoting of a prompt into bytes, where the addon loads and
+ * has it (otherwise each case's own render gives its error line, as before).
+ */
 function promptQuoter(): ((before: string, value: string, after: string) => Uint8Array) | undefined {
-  const quote = loadEmbedded().jsonQuoteUtf8;
-  return typeof quote === 'function' ? quote : undefined;
+  try {
+    const quote = loadEmbedded().jsonQuoteUtf8;
+    return typeof quote === 'function' ? quote : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
