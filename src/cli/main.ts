@@ -270,6 +270,8 @@ interface BatchRun {
   templates: BatchTemplates;
   /** The whole input is UTF-8, so every line is (0x0A never occurs inside a sequence). */
   inputIsUtf8: boolean;
+  /** The rest of the last line rendered from its raw text, and the options it gave (runRawCase). */
+  lastRest?: { rest: string; hasTools: boolean; options: RenderChatOptions };
 }
 
 /** A case's render options (validated by renderChat, like any request; one options shape for every case). */
@@ -295,7 +297,8 @@ function caseOptions(c: Lossless, run: BatchRun, hasTools: boolean): RenderChatO
 /**
  * A case rendered from its raw text: its `messages` and `tools` go to
  * renderChat as request text, as a server's raw request does (decoded once,
- * natively), and only the rest of the line is decoded here. Undefined
+ * natively), its `id` is decoded on its own, and the rest of the line is
+ * decoded here, once for a run of lines that share it. Undefined
  * whenever that does not simply succeed (the line or the rest does not
  * decode, `messages` or `tools` is not a single array, the template did not
  * load, the render failed): the case then takes the decoded-object path,
@@ -308,23 +311,40 @@ function runRawCase(raw: string, run: BatchRun): CaseResult | undefined {
   // (scanned natively at any length: warm, the addon's scan of a line costs
   // what the JS one does, and a batch process starts cold, where the JS scan
   // runs interpreted over the first thousand lines or so)
-  const taken = takeMembers(raw, ['messages', 'tools'], 0);
+  const taken = takeMembers(raw, ['messages', 'tools', 'id'], 0);
   const messages = taken?.spans.get('messages');
   if (taken === undefined || messages === undefined || raw.charCodeAt(messages[0]) !== 0x5b) return undefined;
   const tools = taken.spans.get('tools');
   if (tools !== undefined && raw.charCodeAt(tools[0]) !== 0x5b) return undefined;
-  let c: Lossless;
-  try {
-    c = parsePyJson(taken.rest) as Lossless;
-  } catch {
-    return undefined;
-  }
-  if (c === null || typeof c !== 'object' || Array.isArray(c)) return undefined;
-  try {
-    const options = caseOptions(c, run, tools !== undefined && raw.charCodeAt(skipWs(raw, tools[0] + 1)) !== 0x5d);
+  const hasTools = tools !== undefined && raw.charCodeAt(skipWs(raw, tools[0] + 1)) !== 0x5d;
+  // the rest (the line less its messages, tools and id) is mostly the same
+  // from one case to the next: the same template and settings
+  let options: RenderChatOptions;
+  const kept = run.lastRest;
+  if (kept !== undefined && kept.hasTools === hasTools && kept.rest === taken.rest) {
+    options = kept.options;
+  } else {
+    let c: Lossless;
+    try {
+      c = parsePyJson(taken.rest) as Lossless;
+    } catch {
+      return undefined;
+    }
+    if (c === null || typeof c !== 'object' || Array.isArray(c)) return undefined;
+    try {
+      options = caseOptions(c, run, hasTools);
+    } catch {
+      return undefined;
+    }
     if (options.template === undefined) return undefined;
+    run.lastRest = { rest: taken.rest, hasTools, options };
+  }
+  let id: unknown;
+  const idSpan = taken.spans.get('id');
+  try {
+    if (idSpan !== undefined) id = parsePyJson(raw.slice(idSpan[0], idSpan[1]));
     const request = `{"messages":${raw.slice(messages[0], messages[1])}${tools === undefined ? '' : `,"tools":${raw.slice(tools[0], tools[1])}`}}`;
-    return { id: field(c, 'id'), outcome: { prompt: renderChatPrompt(request, options) } };
+    return { id, outcome: { prompt: renderChatPrompt(request, options) } };
   } catch {
     return undefined;
   }

@@ -20,7 +20,8 @@ const probe = path.join(tmp, 'probe.jinja');
 fs.writeFileSync(probe, '{{ messages | tojson }}|{{ tools | default(none) | tojson }}|{{ add_generation_prompt }}|{{ greeting | default("") }}|{{ bos_token }}');
 const gemmaLike = path.join(root, 'examples', 'chat_template.jinja');
 
-function batch(lines: string[]): unknown[] {
+/** The batch's output lines, as text. */
+function batchText(lines: string[]): string[] {
   const file = path.join(tmp, `cases-${Math.random().toString(36).slice(2)}.jsonl`);
   fs.writeFileSync(file, lines.join('\n') + '\n');
   let out = '';
@@ -28,7 +29,11 @@ function batch(lines: string[]): unknown[] {
   const code = main(['batch', file, '--in-process'], { stdout: (s) => (out += s), stderr: (s) => (err += s), readStdin: () => '' });
   expect(err).toBe('');
   expect(code).toBe(0);
-  return out.trim().split('\n').map((l) => JSON.parse(l));
+  return out.trim().split('\n');
+}
+
+function batch(lines: string[]): unknown[] {
+  return batchText(lines).map((l) => JSON.parse(l));
 }
 
 /** Deterministic pseudo-random numbers. */
@@ -137,6 +142,41 @@ describe('batch: a case rendered from its raw text', () => {
       else if (direct === undefined) expect((parsePyJson(lines[i]!) as { tools?: unknown }).tools, lines[i]).toBeNull();
     }
     expect(raw).toBeGreaterThan(100);
+  });
+
+  it('lines that share the rest of the case (its settings) differ in their ids and messages alone', () => {
+    // runs of lines with the same rest but every kind of id (kept as written:
+    // big integers, 1.0, escapes, containers; missing or twice),
+    // broken by lines with another rest, another tools list or none
+    const r = rng(77);
+    const ids = ['1', '1.0', '12345678901234567890', '"x\\u00e9\\"y"', '{"k": [1, 2.5]}', '[]', 'null', '-0', '1e400', '"\\ud800"'];
+    // (a config naming a tool_use template: which one a case gets depends on its tools)
+    const named = path.join(tmp, 'named');
+    fs.mkdirSync(named, { recursive: true });
+    const config = path.join(named, 'tokenizer_config.json');
+    fs.writeFileSync(config, JSON.stringify({ chat_template: [{ name: 'default', template: 'D{{ messages|length }}' }, { name: 'tool_use', template: 'T{{ tools|length }}' }] }));
+    const rests = [
+      `"template": ${JSON.stringify(config)}`,
+      `"template": ${JSON.stringify(probe)}, "bos_token": "<bos>", "now": "2026-01-15T10:30:00"`,
+      `"template": ${JSON.stringify(probe)}, "kwargs": {"greeting": "hi", "n": 1.0}, "add_generation_prompt": false`,
+      `"template": ${JSON.stringify(gemmaLike)}`,
+    ];
+    const lines: string[] = [];
+    for (let i = 0; i < 240; i++) {
+      const rest = rests[Math.floor(i / 30) % rests.length]!;
+      const k = Math.floor(r() * 14);
+      const id = k < ids.length ? `"id": ${ids[k]}, ` : k === ids.length ? '' : k === ids.length + 1 ? `"id": 1, "id": ${i}, ` : `"id": ${i}, `;
+      const tools = r() < 0.3 ? '' : r() < 0.5 ? `, "tools": ${serializePyJson([tool])}` : ', "tools": []';
+      const msgs = serializePyJson(MESSAGES[Math.floor(r() * 4)]);
+      lines.push(`{${id}${rest}, "messages": ${msgs}${tools}}`);
+    }
+    // (compared as text: an id of 1e400 is written as Python writes inf)
+    const got = batchText(lines);
+    expect(got).toEqual(batchText(lines.map(decodedPath)));
+    expect(got.filter((l) => l.startsWith('{"id":Infinity,"ok":true')).length).toBeGreaterThan(0);
+    expect(got.some((l) => l.includes('"prompt":"T1"')) && got.some((l) => /"prompt":"D\d"/.test(l))).toBe(true);
+    // (most of them rendered, from their raw text)
+    expect(got.filter((l) => l.includes('"ok":true')).length).toBeGreaterThan(150);
   });
 
   it('declines what it cannot take whole, and the decoded-case path gives the error as before', () => {
