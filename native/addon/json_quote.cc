@@ -11,6 +11,7 @@
 
 #include "addon/scratch.h"
 #include "jinja/compiler.h"
+#include "jinja/unicode.h"
 
 #if defined(JINJA_HAVE_SSE2)
 #include <emmintrin.h>
@@ -48,25 +49,6 @@ char* put_u_escape(char* d, unsigned u) {
   d[4] = kHex[(u >> 4) & 15];
   d[5] = kHex[u & 15];
   return d + 6;
-}
-
-char* put_utf8(char* d, uint32_t cp) {
-  if (cp < 0x800) {
-    d[0] = char(0xC0 | (cp >> 6));
-    d[1] = char(0x80 | (cp & 0x3F));
-    return d + 2;
-  }
-  if (cp < 0x10000) {
-    d[0] = char(0xE0 | (cp >> 12));
-    d[1] = char(0x80 | ((cp >> 6) & 0x3F));
-    d[2] = char(0x80 | (cp & 0x3F));
-    return d + 3;
-  }
-  d[0] = char(0xF0 | (cp >> 18));
-  d[1] = char(0x80 | ((cp >> 12) & 0x3F));
-  d[2] = char(0x80 | ((cp >> 6) & 0x3F));
-  d[3] = char(0x80 | (cp & 0x3F));
-  return d + 4;
 }
 
 using Bytes = Scratch<char, 64 * 1024>;
@@ -151,13 +133,13 @@ void quote(Out& out, const char16_t* s, size_t n) {
       }
       ++i;
     } else if (c >= 0xD800 && c <= 0xDBFF && i + 1 < n && s[i + 1] >= 0xDC00 && s[i + 1] <= 0xDFFF) {
-      d = put_utf8(d, 0x10000 + ((uint32_t(c) - 0xD800) << 10) + (uint32_t(s[i + 1]) - 0xDC00));
+      d = jinja::unicode::write_utf8(d, 0x10000 + ((uint32_t(c) - 0xD800) << 10) + (uint32_t(s[i + 1]) - 0xDC00));
       i += 2;
     } else if (c >= 0xD800 && c <= 0xDFFF) {
       d = put_u_escape(d, c);  // a lone surrogate
       ++i;
     } else {
-      d = put_utf8(d, c);
+      d = jinja::unicode::write_utf8(d, c);
       ++i;
     }
   }

@@ -39,6 +39,30 @@ enum Flag : uint16_t {
 // themselves (U+0080..U+00FF would be wrong; we use U+FFFD) so no input can
 // make the caller loop forever or read out of bounds.
 char32_t decode_next(std::string_view s, size_t& i);
+// Writes the UTF-8 of `cp` (one to four bytes; a surrogate in its 3-byte
+// generalised form) at `d`, and returns the end.
+inline char* write_utf8(char* d, char32_t cp) {
+  if (cp < 0x80) {
+    d[0] = static_cast<char>(cp);
+    return d + 1;
+  }
+  if (cp < 0x800) {
+    d[0] = static_cast<char>(0xC0 | (cp >> 6));
+    d[1] = static_cast<char>(0x80 | (cp & 0x3F));
+    return d + 2;
+  }
+  if (cp < 0x10000) {
+    d[0] = static_cast<char>(0xE0 | (cp >> 12));
+    d[1] = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    d[2] = static_cast<char>(0x80 | (cp & 0x3F));
+    return d + 3;
+  }
+  d[0] = static_cast<char>(0xF0 | (cp >> 18));
+  d[1] = static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+  d[2] = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+  d[3] = static_cast<char>(0x80 | (cp & 0x3F));
+  return d + 4;
+}
 void append_utf8(std::string& out, char32_t cp);
 size_t count_code_points(std::string_view s);
 bool is_ascii(std::string_view s);
