@@ -71,12 +71,16 @@ function caseId(bytes: Uint8Array): unknown {
  * `ok` and the prompt or the error.
  */
 export function resultLine(id: unknown, outcome: { prompt: string } | { error: string }): string {
-  const head = resultHead(id);
-  return 'prompt' in outcome ? `${head}true,"prompt":${JSON.stringify(outcome.prompt)}}` : `${head}false,"error":${JSON.stringify(outcome.error)}}`;
+  return 'prompt' in outcome ? `${promptLineHead(id)}${JSON.stringify(outcome.prompt)}}` : `${resultHead(id)}false,"error":${JSON.stringify(outcome.error)}}`;
 }
 
 function resultHead(id: unknown): string {
   return `{"id":${serializePyJson(id ?? null, { compact: true })},"ok":`;
+}
+
+/** A prompt's result line up to the prompt's JSON string (the line then ends with `}`). */
+function promptLineHead(id: unknown): string {
+  return `${resultHead(id)}true,"prompt":`;
 }
 
 /**
@@ -94,7 +98,7 @@ export function resultLineBytes(
 ): Uint8Array {
   if (quote !== undefined && 'prompt' in outcome) {
     try {
-      return quote(`${prefix}${resultHead(id)}true,"prompt":`, outcome.prompt, '}\n');
+      return quote(`${prefix}${promptLineHead(id)}`, outcome.prompt, '}\n');
     } catch {
       // (no memory for the addon's copy: the strings' way below)
     }

@@ -54,6 +54,10 @@ describe('jsonQuoteUtf8', () => {
       const id = [null, t, `case ${t}`, { k: [1, 'x'] }, 'é\ud800'][t % 5];
       const prompt = randomString(r, 60);
       const expected = Buffer.from(`${t}\t${resultLine(id, { prompt })}\n`, 'utf8');
+      // (the line's format, by hand, where json.dumps writes the id as JSON.stringify does)
+      if (id === null || typeof id === 'number' || id === `case ${t}`) {
+        expect(expected.toString('utf8')).toBe(`${t}\t{"id":${JSON.stringify(id)},"ok":true,"prompt":${JSON.stringify(prompt)}}\n`);
+      }
       expect(Buffer.from(resultLineBytes(`${t}\t`, id, { prompt }, quote)).equals(expected)).toBe(true);
       expect(Buffer.from(resultLineBytes(`${t}\t`, id, { prompt })).equals(expected)).toBe(true);
       const error = `BackendError: ${prompt}`;
