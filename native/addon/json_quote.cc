@@ -185,18 +185,15 @@ Napi::Value JsonQuoteUtf8(const Napi::CallbackInfo& info) {
   bool ok = false;
   try {
     size_t n = 0, before = 0, after = 0;
-    if (napi_get_value_string_utf16(env, info[1], nullptr, 0, &n) == napi_ok && utf8_length(env, info[0], before) && utf8_length(env, info[2], after)) {
-      char16_t* buf = units.get(n + 1);
-      size_t got = 0;
-      if (napi_get_value_string_utf16(env, info[1], buf, n + 1, &got) == napi_ok && got == n) {
-        // (room for text that is mostly plain ASCII; grown as needed)
-        Out out(bytes, before + n + n / 8 + after + 16);
-        if (put_string(env, info[0], out, before)) {
-          quote(out, buf, n);
-          ok = put_string(env, info[2], out, after);
-        }
-        if (ok) result = Napi::Buffer<char>::Copy(env, out.begin(), out.size());
+    const char16_t* buf = read_utf16(env, info[1], units, n);
+    if (buf != nullptr && utf8_length(env, info[0], before) && utf8_length(env, info[2], after)) {
+      // (room for text that is mostly plain ASCII; grown as needed)
+      Out out(bytes, before + n + n / 8 + after + 16);
+      if (put_string(env, info[0], out, before)) {
+        quote(out, buf, n);
+        ok = put_string(env, info[2], out, after);
       }
+      if (ok) result = Napi::Buffer<char>::Copy(env, out.begin(), out.size());
     }
   } catch (const std::bad_alloc&) {
     ok = false;

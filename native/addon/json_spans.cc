@@ -112,13 +112,10 @@ Napi::Value JsonValueEnd(const Napi::CallbackInfo& info) {
   }
   // this thread's copy of the text's UTF-16 units (kept up to 64 Ki units)
   thread_local Scratch<char16_t, 64 * 1024> scratch;
-  size_t n = 0;
-  if (napi_get_value_string_utf16(env, info[0], nullptr, 0, &n) != napi_ok) return Napi::Number::New(env, -1);
   double end = -1;
   try {
-    char16_t* buf = scratch.get(n + 1);
-    size_t got = 0;
-    if (napi_get_value_string_utf16(env, info[0], buf, n + 1, &got) == napi_ok && got == n) {
+    size_t n = 0;
+    if (const char16_t* buf = read_utf16(env, info[0], scratch, n); buf != nullptr) {
       const double at = info[1].As<Napi::Number>().DoubleValue();
       if (at >= 0 && at < double(n)) {
         const size_t e = value_end(buf, n, size_t(at));

@@ -3,6 +3,8 @@
 // thread keeps only a small one between calls.
 #pragma once
 
+#include <node_api.h>
+
 #include <algorithm>
 #include <cstddef>
 #include <memory>
@@ -48,5 +50,16 @@ class Scratch {
   std::unique_ptr<T[]> data_;
   size_t size_ = 0;
 };
+
+// The UTF-16 units of the JS string `v`, copied into `scratch`, and their
+// count in `n`; null where the string cannot be read (std::bad_alloc where
+// there is no room for them).
+template <size_t kKept>
+const char16_t* read_utf16(napi_env env, napi_value v, Scratch<char16_t, kKept>& scratch, size_t& n) {
+  if (napi_get_value_string_utf16(env, v, nullptr, 0, &n) != napi_ok) return nullptr;
+  char16_t* buf = scratch.get(n + 1);
+  size_t got = 0;
+  return napi_get_value_string_utf16(env, v, buf, n + 1, &got) == napi_ok && got == n ? buf : nullptr;
+}
 
 }  // namespace nvc_addon
