@@ -6,7 +6,7 @@ import { BackendError, TemplateLoadError } from './errors';
 import { wallClock, type NowInput } from './native/clock';
 import { CompiledTemplate, compileTemplate, keepPlans, planRequest, type NativeRenderOptions, type RenderLimits } from './native/embedded';
 import { planRequestText } from './conversation/planned';
-import { stringifyIfExact } from './protocol/json-stringify-agrees';
+import { requestTextOf } from './protocol/json-stringify-agrees';
 import { loadVllmCpp } from './native/vllm-cpp';
 import { loadTemplateFromPath } from './templates/load';
 import { renderInPool } from './async';
@@ -516,7 +516,7 @@ function asRequestText(request: unknown, options: RenderChatOptions): string | u
   if (typeof request !== 'object' || request === null || options.reuseConversation === false) return undefined;
   if (!objectsAsText.enabled || !recentConversations.enabled || !plannedRequests.enabled || !(options.template instanceof CompiledTemplate)) return undefined;
   if (options.backend !== undefined && options.backend !== 'embedded') return undefined;
-  return stringifyIfExact(request);
+  return requestTextOf(request);
 }
 
 function renderNow(request: unknown, options: RenderChatOptions, readOnly: boolean): RenderChatResult {

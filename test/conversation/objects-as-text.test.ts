@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { compileTemplate, type RenderChatOptions } from '../../src';
-import { MAX_STRINGIFY_DEPTH, stringifyIfExact } from '../../src/protocol/json-stringify-agrees';
+import { MAX_STRINGIFY_DEPTH, requestTextOf, requestTexts, stringifyIfExact } from '../../src/protocol/json-stringify-agrees';
 import { PY_KEYS, PyFloat } from '../../src/protocol/pyjson';
 import { objectsAsText, recentConversations } from '../../src/render';
 import { renderOutcome as outcome } from '../support/render-outcome';
@@ -190,4 +190,60 @@ describe('request objects prepared as their JSON text', () => {
     }
     expect(stringifyIfExact({ a: [1] })).toBe('{"a":[1]}');
   });
+
+  it("give JSON.stringify's text however a request changes from the last one", () => {
+    // requestTextOf keeps the last request's text and takes from it what the next one shares;
+    // whatever changed, in place or not, the text must be V8's own JSON.stringify text
+    const rand = rng(11);
+    const pick = <T>(xs: T[]): T => xs[Math.floor(rand() * xs.length)]!;
+    const message = (i: number): Obj => {
+      const r = rand();
+      if (r < 0.3) return { role: 'user', content: `u ${i} "q" \n \u00e9` };
+      if (r < 0.6) return { role: 'assistant', content: null, tool_calls: [{ id: `c${i}`, type: 'function', function: { name: 'f', arguments: `{"n": ${i}}` } }] };
+      if (r < 0.8) return { role: 'tool', tool_call_id: `c${i}`, content: `r ${i}` };
+      return { role: 'assistant', content: [{ type: 'text', text: `a ${i}` }], n: i, f: 0.5 };
+    };
+    let req: Obj = { model: 'm', messages: [message(0), message(1)], tools: [{ type: 'function', function: { name: 'f' } }] };
+    let taken = 0;
+    const before = { ...requestTexts };
+    for (let step = 0; step < 4000; step++) {
+      if (!Array.isArray(req.messages)) req.messages = [message(step)];
+      const messages = req.messages as Obj[];
+      const r = Math.floor(rand() * 16);
+      if (r <= 3) messages.push(message(step), message(step + 1)); // an agent's next turn, in place
+      else if (r === 4) req = { ...req, messages: [...messages, message(step)] }; // new objects, same messages
+      else if (r === 5) req = JSON.parse(JSON.stringify(req)) as Obj; // a server's body parser: equal strings, new objects
+      else if (r === 6 && messages.length > 1) messages.splice(Math.floor(rand() * messages.length), 1);
+      else if (r === 7 && messages.length > 0) pick(messages).content = pick([`changed ${step}`, null, 'u 0 "q" \n \u00e9', '']);
+      else if (r === 8 && messages.length > 0) {
+        const m = pick(messages);
+        const content = m.content;
+        delete m.content;
+        m.content = content; // the same members in another order
+      } else if (r === 9) req.model = pick(['m', 'n', 7]);
+      else if (r === 10) req.temperature = pick([0.5, 1, 2 ** 53, -0, undefined]);
+      else if (r === 11) {
+        const { messages: list, ...rest } = req;
+        req = rand() < 0.5 ? { messages: list, ...rest } : { ...rest, messages: list }; // messages first or last
+      } else if (r === 12 && messages.length > 0) pick(messages).extra = pick([1, 'x', undefined, new Map(), { a: [1, 2] }, -0]);
+      else if (r === 13 && messages.length > 0) messages.length = Math.floor(rand() * messages.length);
+      else if (r === 14) req.tools = pick([[], [{ type: 'function', function: { name: 'g' } }], req.tools]);
+      else if (r === 15) req.messages = pick([messages.slice(), 'not a list', messages, [...messages].reverse()]);
+      const want = stringifyIfExact(req);
+      const got = requestTextOf(req);
+      expect(got, `step ${step}`).toBe(want);
+      if (got !== undefined) {
+        expect(got).toBe(JSON.stringify(req));
+        taken++;
+      }
+      if ((req.messages as Obj[]).length > 40) req.messages = (req.messages as Obj[]).slice(-4);
+    }
+    expect(taken).toBeGreaterThan(1000);
+    // each way of putting the text together was taken often
+    expect(requestTexts.same - before.same).toBeGreaterThan(100);
+    expect(requestTexts.continued - before.continued).toBeGreaterThan(300);
+    expect(requestTexts.whole - before.whole).toBeGreaterThan(100);
+
+  });
 });
+
