@@ -99,6 +99,18 @@ function agentLoop(api, compiled, src, request, opts) {
       j = (j + 1) % turns;
     },
   };
+  // the same loop as the objects a server's body parser gives (JSON.parse of each turn's text)
+  const objects = texts.map((t) => JSON.parse(t));
+  let o = 0;
+  const objTurn = {
+    setup: () => {
+      if (o === 0) api.renderChat(objects[0], opts);
+    },
+    run: () => {
+      api.renderChat(objects[o + 1], opts);
+      o = (o + 1) % turns;
+    },
+  };
   // the bare render parsing each context whole, and (bareKept) taking the messages the previous turn's render parsed
   const bare = () => {
     compiled.renderJson(contexts[b], WHOLE);
@@ -108,8 +120,8 @@ function agentLoop(api, compiled, src, request, opts) {
     compiled.renderJson(contexts[bk], { now: NOW_FIELDS });
     bk = (bk + 1) % turns;
   };
-  const same = texts.slice(1).every((t, i) => api.renderChat(t, opts).prompt === compiled.renderJson(contexts[i], WHOLE));
-  return { turn, bare, bareKept, turns, same };
+  const same = texts.slice(1).every((t, i) => api.renderChat(t, opts).prompt === compiled.renderJson(contexts[i], WHOLE) && api.renderChat(objects[i + 1], opts).prompt === compiled.renderJson(contexts[i], WHOLE));
+  return { turn, objTurn, bare, bareKept, turns, same };
 }
 
 /**
@@ -202,7 +214,7 @@ export function caseTable(api, templatesDir, { targetMs = 60 } = {}) {
     const same = loop.same && objFn().prompt === prompt && textFn().prompt === prompt && objColdFn().prompt === coldPrompt && bareColdFn() === coldPrompt;
     const n = iterationsFor(coldFn, targetMs);
     const row = { name: c.name, messages: c.request.messages.length, bytes: text.length, n, same, prompt };
-    const t = timeAll({ bare: bareFn, bareCold: bareColdFn, obj: objFn, objCold: objColdFn, cold: coldFn, turn: loop.turn, turnBare: loop.bare, turnBareKept: loop.bareKept, repeat: textFn }, n);
+    const t = timeAll({ bare: bareFn, bareCold: bareColdFn, obj: objFn, objCold: objColdFn, cold: coldFn, turn: loop.turn, objTurn: loop.objTurn, turnBare: loop.bare, turnBareKept: loop.bareKept, repeat: textFn }, n);
     row.bareMs = t.bare;
     row.turnBareKeptMs = t.turnBareKept;
     row.objMs = t.obj;
@@ -212,6 +224,8 @@ export function caseTable(api, templatesDir, { targetMs = 60 } = {}) {
     // per request of the case's own size: the loop's ratio to its bare render, times the case's bare render
     row.turnMs = (t.turn / t.turnBare) * t.bare;
     row.loopMs = t.turn;
+    row.objTurnMs = (t.objTurn / t.turnBare) * t.bare;
+    row.objLoopMs = t.objTurn;
     row.turnBareMs = t.turnBare;
     row.turns = loop.turns;
     row.repeatMs = t.repeat;
@@ -235,7 +249,7 @@ export function caseTable(api, templatesDir, { targetMs = 60 } = {}) {
   if (results.minijinja) versions.push(`minijinja/jinja2: ${py.minijinja.python}`);
   if (versions.length) console.log(versions.join('; '));
   console.log(
-    'case                        msgs   bare ms |  obj ms  /bare  obj cold ms  /bare | text: cold ms  /bare  /own  next turn ms  /bare  /kept  repeat ms  /bare  cold/obj | vLLM path ms  /cold  /turn | minijinja ms  /cold  /turn | jinja2 ms | same prompt (ours, vLLM, mj)',
+    'case                        msgs   bare ms |  obj ms  /bare  obj cold ms  /bare  obj turn ms  /bare | text: cold ms  /bare  /own  next turn ms  /bare  /kept  repeat ms  /bare  text/obj | vLLM path ms  /cold  /turn | minijinja ms  /cold  /turn | jinja2 ms | same prompt (ours, vLLM, mj)',
   );
   for (const r of rows) {
     const v = results.vllm?.[r.name];
@@ -250,13 +264,13 @@ export function caseTable(api, templatesDir, { targetMs = 60 } = {}) {
     r.vllmSame = v?.prompt === r.prompt;
     r.minijinjaSame = m?.prompt === r.prompt;
     console.log(
-      `${r.name.padEnd(26)} ${cell(r.messages, 5)} ${cell(fmt(r.bareMs), 9)} | ${cell(fmt(r.objMs), 7)} ${cell(x(r.objMs / r.bareMs), 6)} ${cell(fmt(r.objColdMs), 12)} ${cell(x(r.objColdMs / r.bareMs), 6)} | ${cell(fmt(r.coldMs), 13)} ${cell(x(r.coldMs / r.bareMs), 6)} ${cell(x(r.coldMs / r.bareColdMs), 5)} ${cell(fmt(r.turnMs), 13)} ${cell(x(r.loopMs / r.turnBareMs), 6)} ${cell(x(r.loopMs / r.turnBareKeptMs), 6)} ${cell(fmt(r.repeatMs), 10)} ${cell(x(r.repeatMs / r.bareMs), 6)} ${cell(x(r.coldMs / r.objMs), 9)} | ${col(v, 12)} ${ratio(v, r.coldMs, 6)} ${ratio(v, r.turnMs, 6)} | ${col(m, 12)} ${ratio(m, r.coldMs, 6)} ${ratio(m, r.turnMs, 6)} | ${col(j, 9)} | ${r.same ? 'yes' : 'NO'}, ${sameAs(v)}, ${sameAs(m)}`,
+      `${r.name.padEnd(26)} ${cell(r.messages, 5)} ${cell(fmt(r.bareMs), 9)} | ${cell(fmt(r.objMs), 7)} ${cell(x(r.objMs / r.bareMs), 6)} ${cell(fmt(r.objColdMs), 12)} ${cell(x(r.objColdMs / r.bareMs), 6)} ${cell(fmt(r.objTurnMs), 12)} ${cell(x(r.objLoopMs / r.turnBareMs), 6)} | ${cell(fmt(r.coldMs), 13)} ${cell(x(r.coldMs / r.bareMs), 6)} ${cell(x(r.coldMs / r.bareColdMs), 5)} ${cell(fmt(r.turnMs), 13)} ${cell(x(r.loopMs / r.turnBareMs), 6)} ${cell(x(r.loopMs / r.turnBareKeptMs), 6)} ${cell(fmt(r.repeatMs), 10)} ${cell(x(r.repeatMs / r.bareMs), 6)} ${cell(x(Math.max(r.coldMs / r.objColdMs, r.loopMs / r.objLoopMs, r.repeatMs / r.objMs)), 9)} | ${col(v, 12)} ${ratio(v, r.coldMs, 6)} ${ratio(v, r.turnMs, 6)} | ${col(m, 12)} ${ratio(m, r.coldMs, 6)} ${ratio(m, r.turnMs, 6)} | ${col(j, 9)} | ${r.same ? 'yes' : 'NO'}, ${sameAs(v)}, ${sameAs(m)}`,
     );
   }
   console.log(
-    '(/bare: renderChat time over the bare render of the same context parsing the whole context (reuseParsed: false), target <= 1.25x. obj = the request as one JS object, again and again; obj cold = the cold requests below as parsed objects (what a server\'s body parser gives). Raw-text requests: cold = one that shares no messages with a recent request (decoded once, natively: planned messages), /own over the bare render of those requests\' own contexts in the same rotation (the bare column renders one context again and again); ' +
+    '(/bare: renderChat time over the bare render of the same context parsing the whole context (reuseParsed: false), target <= 1.25x. obj = the request as one JS object, again and again; obj cold = the cold requests below as parsed objects (what a server\'s body parser gives); obj turn = the next-turn loop below as parsed objects, /bare and ms as for next turn. Raw-text requests: cold = one that shares no messages with a recent request (decoded once, natively: planned messages), /own over the bare render of those requests\' own contexts in the same rotation (the bare column renders one context again and again); ' +
       'next turn = an agent loop, the last turns of the case (up to 10) in order, each the previous request plus two messages (only those are decoded, built and parsed natively), /bare over the bare render of the same turns, ms scaled to the size of the case by that ratio; ' +
-      '/kept: over the bare render of the same turns taking the previous turn\'s parsed messages too (renderJson\'s default); repeat = the same text again. ' +
+      '/kept: over the bare render of the same turns taking the previous turn\'s parsed messages too (renderJson\'s default); repeat = the same text again; text/obj: the largest of text over object like for like (cold over obj cold, next turn over obj turn, repeat over obj), target <= 1. ' +
       'vLLM and minijinja columns: their time over our cold and next-turn times)',
   );
   return rows;
