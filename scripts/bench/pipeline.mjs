@@ -87,30 +87,25 @@ function agentLoop(api, compiled, src, request, opts) {
   const texts = [];
   for (let j = 0; j <= turns; j++) texts.push(JSON.stringify({ ...request, messages: request.messages.slice(0, n - 2 * (turns - j)) }));
   const contexts = texts.slice(1).map((t) => contextJsonOf(api, compiled, src, t));
-  let j = 0;
   let b = 0;
   let bk = 0;
-  const turn = {
-    setup: () => {
-      if (j === 0) api.renderChat(texts[0], opts);
-    },
-    run: () => {
-      api.renderChat(texts[j + 1], opts);
-      j = (j + 1) % turns;
-    },
+  // the loop's requests in order, each timed call one turn (the first request rendered untimed before each pass)
+  const loopOf = (requests) => {
+    let j = 0;
+    return {
+      setup: () => {
+        if (j === 0) api.renderChat(requests[0], opts);
+      },
+      run: () => {
+        api.renderChat(requests[j + 1], opts);
+        j = (j + 1) % turns;
+      },
+    };
   };
+  const turn = loopOf(texts);
   // the same loop as the objects a server's body parser gives (JSON.parse of each turn's text)
   const objects = texts.map((t) => JSON.parse(t));
-  let o = 0;
-  const objTurn = {
-    setup: () => {
-      if (o === 0) api.renderChat(objects[0], opts);
-    },
-    run: () => {
-      api.renderChat(objects[o + 1], opts);
-      o = (o + 1) % turns;
-    },
-  };
+  const objTurn = loopOf(objects);
   // the bare render parsing each context whole, and (bareKept) taking the messages the previous turn's render parsed
   const bare = () => {
     compiled.renderJson(contexts[b], WHOLE);
