@@ -2,7 +2,8 @@
 // `node-vllm-cpp batch CASES.jsonl` against the API call on the same case.
 //
 // For each case (the small Gemma 4 tool loop, the qwen3 50-turn history) a
-// temporary JSONL holds N copies of it, with the template path pointing at
+// temporary JSONL holds N distinct requests of its shape (each with its own
+// first message: caseRequest), with the template path pointing at
 // the shared template. `node bin/node-vllm-cpp.js batch FILE` (worker
 // process, the default, and --in-process) runs as a child process with its
 // standard output going to a file, as `batch cases.jsonl > out.jsonl` does;
@@ -12,8 +13,8 @@
 //   per case = (time(N lines) - time(1 line)) / (N - 1)
 //
 // which is then set against renderChat(request, { template: compiled,
-// bosToken, eosToken, now }) in this process (warm: after a warm-up, as a
-// long-running server sees it). Best of 9 runs, the commands taking turns
+// bosToken, eosToken, now }) of the same N requests in turn, in this
+// process (warm: after a warm-up, as a long-running server sees it). Best of 9 runs, the commands taking turns
 // run by run; the ratios come from the same run. Target: batch per case
 // <= 1.5x the API call. For scale, the API call is also timed the way batch
 // is, in a fresh process (N calls minus 1 call): that column is the JIT
@@ -33,7 +34,8 @@ if (process.argv[2] === '--api-child') {
   const api = createRequire(import.meta.url)(join(root, 'dist', 'cjs', 'index.js'));
   const c = benchCases(dir).find((x) => x.name === name);
   const opts = { template: api.compileTemplate(readFileSync(c.path, 'utf8')), bosToken: '<bos>', eosToken: '<eos>', now: NOW };
-  for (let i = 0; i < Number(n); i++) api.renderChat(c.request, opts);
+  const requests = Array.from({ length: Number(n) }, (_, i) => caseRequest(c, i));
+  for (let i = 0; i < Number(n); i++) api.renderChat(requests[i], opts);
 }
 
 const RUNS = 9;
@@ -47,9 +49,21 @@ const MODES = [
 ];
 const cell = (s, w) => String(s).padStart(w);
 
+/**
+ * Case `i` of a file: the case's request with its own first message (a
+ * file's cases are distinct requests, and the API call is timed on the
+ * same distinct requests: one request again and again would time the
+ * reuse of the last request's text, not what a case costs).
+ */
+function caseRequest(c, i) {
+  const [first, ...rest] = c.request.messages;
+  return { ...c.request, messages: [{ ...first, content: `[${i}] ${first.content}` }, ...rest] };
+}
+
 function caseLine(c, id) {
-  const line = { id, template: c.path, messages: c.request.messages, bos_token: '<bos>', eos_token: '<eos>', now: NOW };
-  if (c.request.tools) line.tools = c.request.tools;
+  const request = caseRequest(c, id);
+  const line = { id, template: c.path, messages: request.messages, bos_token: '<bos>', eos_token: '<eos>', now: NOW };
+  if (request.tools) line.tools = request.tools;
   return JSON.stringify(line);
 }
 
@@ -76,20 +90,20 @@ function runApiChild(templatesDir, name, n) {
   return ms;
 }
 
-/** Every output line is ok and holds the API's prompt. */
-function checkOutput(outFile, lines, prompt) {
+/** Every output line is ok and holds the API's prompt for its case. */
+function checkOutput(outFile, lines, prompts) {
   const out = readFileSync(outFile, 'utf8').split('\n');
   if (out.pop() !== '' || out.length !== lines) return `${out.length} result lines for ${lines} cases`;
   for (const [i, l] of out.entries()) {
     const r = JSON.parse(l);
-    if (r.id !== i || r.ok !== true || r.prompt !== prompt) return `line ${i + 1}: ${l.slice(0, 200)}`;
+    if (r.id !== i || r.ok !== true || r.prompt !== prompts[i]) return `line ${i + 1}: ${l.slice(0, 200)}`;
   }
   return undefined;
 }
 
 /** Returns the rows for the caller. */
 export function batchSection(api, templatesDir, { copies = 2000 } = {}) {
-  console.log(`\nbatch: per-case cost of \`node-vllm-cpp batch\` (${copies} copies of a case per file, minus a 1-line file) vs the API call, same run`);
+  console.log(`\nbatch: per-case cost of \`node-vllm-cpp batch\` (${copies} distinct cases of one shape per file, minus a 1-line file) vs the API call, same run`);
   const cases = benchCases(templatesDir).filter((c) => CASE_NAMES.includes(c.name));
   const rows = [];
   const dir = mkdtempSync(join(tmpdir(), 'nvc-bench-batch-'));
@@ -101,7 +115,8 @@ export function batchSection(api, templatesDir, { copies = 2000 } = {}) {
       }
       const compiled = api.compileTemplate(readFileSync(c.path, 'utf8'));
       const opts = { template: compiled, bosToken: '<bos>', eosToken: '<eos>', now: NOW };
-      const prompt = api.renderChat(c.request, opts).prompt;
+      const requests = Array.from({ length: copies }, (_, i) => caseRequest(c, i));
+      const prompts = requests.map((r) => api.renderChat(r, opts).prompt);
       const many = join(dir, 'many.jsonl');
       const one = join(dir, 'one.jsonl');
       writeFileSync(many, Array.from({ length: copies }, (_, i) => caseLine(c, i)).join('\n') + '\n');
@@ -111,7 +126,7 @@ export function batchSection(api, templatesDir, { copies = 2000 } = {}) {
       for (const [mode, extra] of MODES) {
         runBatch(one, extra, outFile); // warm the file cache
         runBatch(many, extra, outFile);
-        const bad = checkOutput(outFile, copies, prompt);
+        const bad = checkOutput(outFile, copies, prompts);
         if (bad) throw new Error(`batch ${mode} on ${c.name}: output differs from the API: ${bad}`);
         best[mode] = { many: Infinity, one: Infinity };
       }
@@ -119,7 +134,8 @@ export function batchSection(api, templatesDir, { copies = 2000 } = {}) {
       // the API call, warm in this process: timed in each round too, so that
       // both sides of the ratio are the best of the same rounds (this machine's
       // speed drifts over the minutes the rounds take)
-      const apiCall = () => api.renderChat(c.request, opts);
+      let next = 0;
+      const apiCall = () => api.renderChat(requests[next++ % copies], opts);
       const n = Math.max(200, Math.ceil(copies / 2));
       let apiMs = timeAll({ api: apiCall }, n).api;
       for (let r = 0; r < RUNS; r++) {
@@ -159,7 +175,7 @@ export function batchSection(api, templatesDir, { copies = 2000 } = {}) {
   }
   const split = rows.map((r) => `${r.ranges} for ${r.name}`).join(', ');
   console.log(`(workers: the default, worker processes at once on this ${JOBS}-CPU machine, each rendering a range of the file (${split}); --jobs 1: one worker process; --in-process: this process.`);
-  console.log(' /API: us per case over renderChat(request object, compiled template), warm, in this process (the best of the runs above, timed between them, and of one timing before them); target for batch <= 1.5x.');
+  console.log(' /API: us per case over renderChat(request object, compiled template) of the same distinct cases, warm, in this process (the best of the runs above, timed between them, and of one timing before them); target for batch <= 1.5x.');
   console.log(` fresh process: the same API call timed as batch is, ${copies} calls minus 1 call in a new process: the JIT warm-up every fresh process pays)`);
   return rows;
 }
