@@ -167,6 +167,9 @@ interface LastRequest {
 /** @internal How requestTextOf put its texts together: the last text again, continued from it, stringified whole. */
 export const requestTexts = { same: 0, continued: 0, whole: 0 };
 
+/** A request text longer than this (UTF-16 units) is not kept, nor its tapes. */
+export const MAX_KEPT_TEXT = 4 * 1024 * 1024;
+
 const head = new Tape();
 const messagesTape = new Tape();
 const tail = new Tape();
@@ -264,6 +267,10 @@ export function requestTextOf(request: unknown): string | undefined {
     if (next === undefined) {
       next = { text: JSON.stringify(request), tapeEnds: tapeEnds.slice() };
       requestTexts.whole++;
+    }
+    if (next.text.length > MAX_KEPT_TEXT) {
+      forgetLast();
+      return next.text;
     }
     last = next;
     head.keep();

@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { compileTemplate, type RenderChatOptions } from '../../src';
-import { MAX_STRINGIFY_DEPTH, requestTextOf, requestTexts, stringifyIfExact } from '../../src/protocol/json-stringify-agrees';
+import { MAX_KEPT_TEXT, MAX_STRINGIFY_DEPTH, requestTextOf, requestTexts, stringifyIfExact } from '../../src/protocol/json-stringify-agrees';
 import { PY_KEYS, PyFloat } from '../../src/protocol/pyjson';
 import { objectsAsText, recentConversations } from '../../src/render';
 import { renderOutcome as outcome } from '../support/render-outcome';
@@ -244,6 +244,19 @@ describe('request objects prepared as their JSON text', () => {
     expect(requestTexts.continued - before.continued).toBeGreaterThan(300);
     expect(requestTexts.whole - before.whole).toBeGreaterThan(100);
 
+  });
+
+  it('keep no text longer than MAX_KEPT_TEXT', () => {
+    const big = { messages: [{ role: 'user', content: 'x'.repeat(MAX_KEPT_TEXT) }] };
+    const before = { ...requestTexts };
+    expect(requestTextOf(big)).toBe(JSON.stringify(big));
+    expect(requestTextOf(big)).toBe(JSON.stringify(big));
+    // (stringified whole both times: nothing of the first was kept)
+    expect(requestTexts.whole - before.whole).toBe(2);
+    const small = { messages: [{ role: 'user', content: 'x' }] };
+    expect(requestTextOf(small)).toBe(JSON.stringify(small));
+    expect(requestTextOf(small)).toBe(JSON.stringify(small));
+    expect(requestTexts.same - before.same).toBe(1);
   });
 });
 
