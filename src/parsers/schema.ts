@@ -81,7 +81,7 @@ const TYPE_PRIORITY = ['null', 'integer', 'number', 'boolean', 'object', 'array'
 export function coerceToSchemaType(value: string, types: readonly string[], opts: { keepFloats?: boolean } = {}): PyValue {
   const normalized = new Set(types.map((t) => {
     const k = t.trim().toLowerCase();
-    return TYPE_ALIASES[k] ?? k;
+    return Object.hasOwn(TYPE_ALIASES, k) ? TYPE_ALIASES[k]! : k;
   }));
   for (const candidate of TYPE_PRIORITY) {
     if (!normalized.has(candidate)) continue;

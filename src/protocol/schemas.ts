@@ -126,15 +126,17 @@ export const CustomMessageSchema = z
   })
   .passthrough();
 
+/** The schema of each known role (a Map: a role such as `__proto__` or `constructor` names no schema). */
+const SCHEMA_OF_ROLE = new Map<string, z.ZodTypeAny>([
+  ['system', SystemMessageSchema],
+  ['developer', DeveloperMessageSchema],
+  ['user', UserMessageSchema],
+  ['assistant', AssistantMessageSchema],
+  ['tool', ToolMessageSchema],
+]);
+
 export const ChatMessageSchema = z.object({ role: z.string() }).passthrough().superRefine((msg, ctx) => {
-  const byRole: Record<string, z.ZodTypeAny> = {
-    system: SystemMessageSchema,
-    developer: DeveloperMessageSchema,
-    user: UserMessageSchema,
-    assistant: AssistantMessageSchema,
-    tool: ToolMessageSchema,
-  };
-  const r = (byRole[msg.role] ?? CustomMessageSchema).safeParse(msg);
+  const r = (SCHEMA_OF_ROLE.get(msg.role) ?? CustomMessageSchema).safeParse(msg);
   if (!r.success) forward(ctx, r.error.issues);
 });
 

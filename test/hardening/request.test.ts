@@ -177,4 +177,18 @@ describe('nesting depth is bounded for objects and text', () => {
     // messages is the 2nd level, so the 1001st is 999 lists below it
     expect(rejected(list).path).toBe('messages' + '[0]'.repeat(MAX_DEPTH - 1));
   });
+
+  it('takes a role named like an Object.prototype member as a custom role, as text and as an object', () => {
+    // (vLLM keeps any other role as it is; such a name once picked a prototype member instead of a schema)
+    for (const role of ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf']) {
+      const request = { messages: [{ role, content: 'x' }, { role: 'user', content: 'y' }] };
+      expect(renderChat(request, { template: TPL }).prompt, role).toBe(`[${role}|x][user|y]`);
+      expect(renderChat(JSON.stringify(request), { template: TPL }).prompt, role).toBe(`[${role}|x][user|y]`);
+      // (the full validation, which an invalid message elsewhere brings about, looks each role up too)
+      const invalid = { messages: [{ role, content: 'x' }, { role: 'user', content: 5 }] };
+      expect(rejected(invalid).path, role).toBe('messages[1].content');
+      expect(rejected(JSON.stringify(invalid)).path, role).toBe('messages[1].content');
+    }
+  });
 });
+
