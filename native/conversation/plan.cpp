@@ -704,10 +704,15 @@ bool build(const PlanNode& node, const Value* source, const Value* slots, uint32
 bool rebuild(const PlanNode& node, Value& v, const Value* slots, uint32_t count, SlotDecoder& decoder) {
   switch (node.k) {
     case PlanNode::K::Source: return true;
-    case PlanNode::K::Const: v = node.value; return true;
+    case PlanNode::K::Const:
+      // (a string the message already has, byte for byte, is kept: no
+      // reference taken on the plan's, none dropped on the message's)
+      if (!(v.is_str() && node.value.is_str() && v.as_str() == node.value.as_str())) v = node.value;
+      return true;
     case PlanNode::K::Slot:
       if (node.slot >= count) return false;
-      v = slots[node.slot];
+      // (mostly the message's own string at its own place: kept as it is)
+      if (!(v.is_str() && slots[node.slot].is_str() && v.identity() == slots[node.slot].identity())) v = slots[node.slot];
       return true;
     case PlanNode::K::Decoded: {
       Value decoded;
@@ -718,7 +723,7 @@ bool rebuild(const PlanNode& node, Value& v, const Value* slots, uint32_t count,
     case PlanNode::K::List:
       if (jinja::ListData* l = node.in_place ? v.sole_list() : nullptr; l != nullptr && l->items.size() == node.items.size()) {
         for (size_t i = 0; i < node.items.size(); ++i)
-          if (!rebuild(node.items[i], l->items[i], slots, count, decoder)) return false;
+          if (node.items[i].k != PlanNode::K::Source && !rebuild(node.items[i], l->items[i], slots, count, decoder)) return false;
         l->refresh();
         return true;
       }
@@ -741,8 +746,9 @@ bool rebuild(const PlanNode& node, Value& v, const Value* slots, uint32_t count,
           entries[j] = std::move(held);
           done |= 1u << j;
         }
+        // (a place the plan keeps as the message has it needs no visit)
         for (size_t i = 0; i < n; ++i)
-          if (!rebuild(node.items[i], entries[i].second, slots, count, decoder)) return false;
+          if (node.items[i].k != PlanNode::K::Source && !rebuild(node.items[i], entries[i].second, slots, count, decoder)) return false;
         d->refresh();
         return true;
       }
