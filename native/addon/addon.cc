@@ -502,6 +502,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("planRequest", Napi::Function::New(env, PlanRequest));
   exports.Set("keepPlans", Napi::Function::New(env, KeepPlans));
   exports.Set("jsonValueEnd", Napi::Function::New(env, nvc_addon::JsonValueEnd));
+  exports.Set("jsonMembers", Napi::Function::New(env, nvc_addon::JsonMembers));
   exports.Set("jsonQuoteUtf8", Napi::Function::New(env, nvc_addon::JsonQuoteUtf8));
   exports.Set("engine", Napi::String::New(env, "embedded"));
   return exports;

@@ -91,6 +91,44 @@ class Scan {
   size_t escaped_ = kNone;  // the unit a backslash escaped
 };
 
+// The `:` outside strings of a JSON text, with the same string rule as
+// Scan (a string ends at the first quote after an even run of
+// backslashes): in valid JSON, its object members, duplicates included.
+size_t colons_outside_strings(const char16_t* s, size_t n) {
+  size_t count = 0;
+  bool in_string = false;
+  size_t escaped = kNone;
+  auto feed = [&](size_t k) {
+    if (k == escaped) return;
+    const char16_t c = s[k];
+    if (in_string) {
+      if (c == u'\\') escaped = k + 1;
+      else if (c == u'"') in_string = false;
+    } else if (c == u'"') {
+      in_string = true;
+    } else if (c == u':') {
+      ++count;
+    }
+  };
+  size_t j = 0;
+#if defined(JINJA_HAVE_SSE2)
+  const __m128i quote = _mm_set1_epi16(u'"'), backslash = _mm_set1_epi16(u'\\'), colon = _mm_set1_epi16(u':');
+  auto marks = [&](__m128i v) {
+    return _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi16(v, quote), _mm_cmpeq_epi16(v, backslash)), _mm_cmpeq_epi16(v, colon));
+  };
+  for (; j + 16 <= n; j += 16) {
+    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + j));
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + j + 8));
+    for (unsigned m = unsigned(_mm_movemask_epi8(_mm_packs_epi16(marks(a), marks(b)))); m != 0; m &= m - 1) feed(j + size_t(std::countr_zero(m)));
+  }
+#endif
+  for (; j < n; ++j) {
+    const char16_t c = s[j];
+    if (c == u'"' || c == u'\\' || c == u':') feed(j);
+  }
+  return count;
+}
+
 size_t value_end(const char16_t* s, size_t n, size_t i) {
   if (i >= n) return kNone;
   const char16_t c = s[i];
@@ -127,6 +165,24 @@ Napi::Value JsonValueEnd(const Napi::CallbackInfo& info) {
   }
   scratch.trim();
   return Napi::Number::New(env, end);
+}
+
+Napi::Value JsonMembers(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsString()) {
+    Napi::TypeError::New(env, "jsonMembers(text)").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  thread_local Scratch<char16_t, 64 * 1024> scratch;
+  double count = -1;
+  try {
+    size_t n = 0;
+    if (const char16_t* buf = read_utf16(env, info[0], scratch, n); buf != nullptr) count = double(colons_outside_strings(buf, n));
+  } catch (...) {
+    count = -1;  // (out of memory: the caller takes the text as unknown)
+  }
+  scratch.trim();
+  return Napi::Number::New(env, count);
 }
 
 }  // namespace nvc_addon

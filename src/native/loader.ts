@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { BackendError } from '../errors';
+import { useNativeMemberCount } from '../protocol/json-parse-agrees';
 import { useNativeValueEnd } from '../protocol/json-spans';
 
 const PACKAGE_NAME = 'node-vllm-cpp';
@@ -47,6 +48,8 @@ export interface NativeBinding {
   keepPlans(plans: string[]): void;
   /** Just past the JSON value at `at` by its structure (protocol/json-spans), or -1. */
   jsonValueEnd?(text: string, at: number): number;
+  /** The `:` outside the strings of a valid JSON text (its members, duplicates included), or -1 (protocol/json-parse-agrees). */
+  jsonMembers?(text: string): number;
   /** The UTF-8 bytes of `before + JSON.stringify(value) + after`, as Buffer.from gives them. */
   jsonQuoteUtf8?(before: string, value: string, after: string): Buffer;
   engine: string;
@@ -124,5 +127,6 @@ export function loadEmbedded(): NativeBinding {
   }
   // (an addon given by NODE_VLLM_CPP_ADDON may predate the scan)
   if (typeof cached.jsonValueEnd === 'function') useNativeValueEnd(cached.jsonValueEnd);
+  if (typeof cached.jsonMembers === 'function') useNativeMemberCount(cached.jsonMembers);
   return cached;
 }

@@ -15,6 +15,11 @@
  * - nesting deeper than the lossless decoder allows: anything nested deeper
  *   than `maxDepth` is reported;
  * - a bare number at the top level (`1.0`): only containers are taken.
+ * - a value a duplicate key drops (JSON.parse and Python both keep the
+ *   last one) that the lossless decoder refuses: an int over 4300 digits,
+ *   nesting past its MAX_DEPTH. Such a value takes DROPPED_VALUE_RISK
+ *   characters or more, so a text that long is taken only when it has no
+ *   duplicate key: its members (counted natively) are the value's.
  * Everything else (strings with lone surrogates, duplicate keys keeping the
  * first position and the last value, `__proto__` as an own key, JSON's
  * whitespace, non-integral floats rounded correctly) is the same in both.
@@ -49,9 +54,31 @@ function hasIntegralFloatLiteral(raw: string): boolean {
   return false;
 }
 
+/**
+ * Texts this long or longer may hide, behind a duplicate key, a value the
+ * lossless decoder refuses: nesting past its MAX_DEPTH (1000) takes 2002
+ * characters, an int over 4300 digits more.
+ */
+export const DROPPED_VALUE_RISK = 2000;
+
+/**
+ * The addon's count of a valid JSON text's members (native/addon/json_spans:
+ * the `:` outside strings), given once the addon is loaded (native/loader);
+ * without it a text of DROPPED_VALUE_RISK characters or more is left to the
+ * lossless decoder. -1: not counted.
+ */
+let nativeMemberCount: ((text: string) => number) | undefined;
+
+/** @internal Gives this module the addon's member count (undefined: none). */
+export function useNativeMemberCount(count: ((text: string) => number) | undefined): void {
+  nativeMemberCount = count;
+}
+
 interface Walk {
   /** An integral number was seen. */
   ints: boolean;
+  /** Object members seen. */
+  members: number;
   readonly maxDepth: number;
   /** A string value to count (keys included). */
   readonly mark: string | undefined;
@@ -78,6 +105,7 @@ function agrees(v: unknown, depth: number, w: Walk): boolean {
     return true;
   }
   for (const k in v) {
+    w.members++;
     const c = k.charCodeAt(0);
     if (c >= 0x30 && c <= 0x39) return false;
     if (k === w.mark) w.marks++;
@@ -100,8 +128,10 @@ export function parseIfAgrees(raw: string, maxDepth: number, mark?: string): obj
     return undefined;
   }
   if (v === null || typeof v !== 'object') return undefined;
-  const w: Walk = { ints: false, maxDepth, mark, marks: 0 };
+  const w: Walk = { ints: false, members: 0, maxDepth, mark, marks: 0 };
   if (!agrees(v, 0, w) || (mark !== undefined && w.marks !== 1) || (w.ints && hasIntegralFloatLiteral(raw))) return undefined;
+  // (a long text with a duplicate key: the lossless decoder sees the value the key drops)
+  if (raw.length >= DROPPED_VALUE_RISK && (nativeMemberCount === undefined || nativeMemberCount(raw) !== w.members)) return undefined;
   return v;
 }
 

@@ -4,7 +4,9 @@
  * The lossless decoder itself is checked against CPython's json.loads
  * (test/protocol/pyjson.test.ts, vectors.json).
  */
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { compileTemplate } from '../../src';
+import { DROPPED_VALUE_RISK, parseIfAgrees } from '../../src/protocol/json-parse-agrees';
 import { decodePyJson, decodePyJsonExact, parsePyJson, PyFloat, pyKeys, serializePyJson, SharedMembers } from '../../src/protocol/pyjson';
 import { rng } from '../support/random';
 
@@ -149,3 +151,51 @@ describe('parsePyJson: JSON.parse where it agrees', () => {
     expect(decodePyJson(`{"tools":${tools}}`, shared).shared).toBe(d.shared);
   });
 });
+
+describe('parsePyJson: a value a duplicate key drops', () => {
+  // (loading the addon gives json-parse-agrees its native member count)
+  beforeAll(() => void compileTemplate('x'));
+  const PY_LIMIT = 'Exceeds the limit (4300 digits) for integer string conversion: value has 4301 digits; use sys.set_int_max_str_digits() to increase the limit';
+
+  it('is refused as Python refuses it, though JSON.parse keeps only the last value', () => {
+    // json.loads converts every value it reads, the dropped one included
+    const big = '{"a": ' + '1'.repeat(4301) + ', "b": 2, "a": 3}';
+    expect(JSON.parse(big)).toEqual({ a: 3, b: 2 });
+    expect(() => parsePyJson(big)).toThrow(PY_LIMIT);
+    // nested past the lossless decoder's bound: its error, as without the duplicate
+    const nested = '{"a": ' + '['.repeat(1001) + ']'.repeat(1001) + ', "a": 1}';
+    expect(outcome(() => parsePyJson(nested))).toEqual(outcome(() => decodePyJsonExact(nested).value));
+    expect(outcome(() => parsePyJson(nested))).toHaveProperty('error');
+  });
+
+  it('leaves a long text with a duplicate key to the lossless decoder, and takes one without', () => {
+    const long = 'x'.repeat(DROPPED_VALUE_RISK);
+    const dup = `{"a": "${long}", "b": {"c": 1, "c": 2}}`;
+    expect(parseIfAgrees(dup, 100)).toBeUndefined();
+    expect(outcome(() => parsePyJson(dup))).toEqual(outcome(() => decodePyJsonExact(dup).value));
+    // colons, quotes and backslashes inside strings are not members
+    const plain = `{"a": "${long}", "k:": "v: \\\": x", "b": {"c": 1, "d": [{"e": ":"}]}}`;
+    expect(parseIfAgrees(plain, 100)).toEqual(JSON.parse(plain));
+    // a short text with a duplicate key can drop nothing Python refuses: JSON.parse is taken
+    expect(parseIfAgrees('{"a": 1, "a": 2}', 100)).toEqual({ a: 2 });
+  });
+
+  it('agrees on 400 random long texts with and without duplicate keys', () => {
+    const rand = rng(9);
+    const pick = <T>(xs: T[]): T => xs[Math.floor(rand() * xs.length)]!;
+    const VALUES = ['1', '"a:b"', '"\\\\"', '"\\\":"', '[1, {"x": 2}]', '{"y": ":"}', '1.0', '"' + 'z'.repeat(DROPPED_VALUE_RISK) + '"'];
+    let taken = 0;
+    for (let i = 0; i < 400; i++) {
+      const names = ['"a"', '"b"', '"c"', '"d"', '"e"', '"f"', '"g"', '"h"'];
+      // (half of them with distinct keys)
+      const keys = rand() < 0.5 ? names.slice(0, 3 + Math.floor(rand() * 6)) : Array.from({ length: 3 + Math.floor(rand() * 6) }, () => pick(names));
+      const text = '{' + keys.map((k) => `${k}: ${pick(VALUES)}`).join(', ') + '}';
+      expect(outcome(() => parsePyJson(text)), text.slice(0, 100)).toEqual(outcome(() => decodePyJsonExact(text).value));
+      const duplicate = new Set(keys).size !== keys.length;
+      if (text.length >= DROPPED_VALUE_RISK && duplicate) expect(parseIfAgrees(text, 100)).toBeUndefined();
+      if (text.length >= DROPPED_VALUE_RISK && !duplicate && !text.includes('1.0') && parseIfAgrees(text, 100) !== undefined) taken++;
+    }
+    expect(taken).toBeGreaterThan(20);
+  });
+});
+
