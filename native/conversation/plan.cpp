@@ -635,11 +635,24 @@ struct SlotDecoder {
   }
 };
 
+// The first `\u` of `text` from `from` on; npos: none. (memmem, where
+// there is one, is one pass over the text: find() restarts at every
+// backslash, and JSON inside a string has many.)
+size_t find_u_escape(std::string_view text, size_t from) {
+#if defined(_WIN32)
+  return text.find("\\u", from);
+#else
+  if (from >= text.size()) return std::string_view::npos;
+  const void* hit = memmem(text.data() + from, text.size() - from, "\\u", 2);
+  return hit != nullptr ? size_t(static_cast<const char*>(hit) - text.data()) : std::string_view::npos;
+#endif
+}
+
 // A slot decoded as JSON: only an object is taken (anything else is the
 // package's to handle), and only one free of lone surrogates.
 bool decode_slot(const Value& s, SlotDecoder& decoder, Value& out) {
   std::string_view text = s.as_str();
-  for (size_t i = text.find("\\u"); i != std::string_view::npos; i = text.find("\\u", i + 2)) {
+  for (size_t i = find_u_escape(text, 0); i != std::string_view::npos; i = find_u_escape(text, i + 2)) {
     if (i + 3 < text.size() && (text[i + 2] == 'd' || text[i + 2] == 'D')) {
       char h = text[i + 3];
       if ((h >= '8' && h <= '9') || (h >= 'a' && h <= 'f') || (h >= 'A' && h <= 'F')) return false;
