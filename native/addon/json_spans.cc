@@ -140,6 +140,23 @@ size_t value_end(const char16_t* s, size_t n, size_t i) {
   return Scan(s, n).value_end(i);
 }
 
+// `scan` over this thread's copy of a JS string's UTF-16 units (kept up to
+// 64 Ki units); -1 where the text could not be read or memory ran out (the
+// caller then does without).
+template <class Scan>
+double scan_units(napi_env env, napi_value text, Scan&& scan) {
+  thread_local Scratch<char16_t, 64 * 1024> scratch;
+  double out = -1;
+  try {
+    size_t n = 0;
+    if (const char16_t* buf = read_utf16(env, text, scratch, n); buf != nullptr) out = scan(buf, n);
+  } catch (...) {
+    out = -1;
+  }
+  scratch.trim();
+  return out;
+}
+
 }  // namespace
 
 Napi::Value JsonValueEnd(const Napi::CallbackInfo& info) {
@@ -148,23 +165,12 @@ Napi::Value JsonValueEnd(const Napi::CallbackInfo& info) {
     Napi::TypeError::New(env, "jsonValueEnd(text, at)").ThrowAsJavaScriptException();
     return env.Undefined();
   }
-  // this thread's copy of the text's UTF-16 units (kept up to 64 Ki units)
-  thread_local Scratch<char16_t, 64 * 1024> scratch;
-  double end = -1;
-  try {
-    size_t n = 0;
-    if (const char16_t* buf = read_utf16(env, info[0], scratch, n); buf != nullptr) {
-      const double at = info[1].As<Napi::Number>().DoubleValue();
-      if (at >= 0 && at < double(n)) {
-        const size_t e = value_end(buf, n, size_t(at));
-        if (e != kNone) end = double(e);
-      }
-    }
-  } catch (...) {
-    end = -1;  // (out of memory: the caller scans the text itself)
-  }
-  scratch.trim();
-  return Napi::Number::New(env, end);
+  const double at = info[1].As<Napi::Number>().DoubleValue();
+  return Napi::Number::New(env, scan_units(env, info[0], [&](const char16_t* buf, size_t n) {
+    if (!(at >= 0 && at < double(n))) return -1.0;
+    const size_t e = value_end(buf, n, size_t(at));
+    return e != kNone ? double(e) : -1.0;
+  }));
 }
 
 Napi::Value JsonMembers(const Napi::CallbackInfo& info) {
@@ -173,16 +179,7 @@ Napi::Value JsonMembers(const Napi::CallbackInfo& info) {
     Napi::TypeError::New(env, "jsonMembers(text)").ThrowAsJavaScriptException();
     return env.Undefined();
   }
-  thread_local Scratch<char16_t, 64 * 1024> scratch;
-  double count = -1;
-  try {
-    size_t n = 0;
-    if (const char16_t* buf = read_utf16(env, info[0], scratch, n); buf != nullptr) count = double(colons_outside_strings(buf, n));
-  } catch (...) {
-    count = -1;  // (out of memory: the caller takes the text as unknown)
-  }
-  scratch.trim();
-  return Napi::Number::New(env, count);
+  return Napi::Number::New(env, scan_units(env, info[0], [](const char16_t* buf, size_t n) { return double(colons_outside_strings(buf, n)); }));
 }
 
 }  // namespace nvc_addon
