@@ -25,7 +25,7 @@ import { createRequire } from 'node:module';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { benchCases, NOW, root } from './cases.mjs';
+import { benchCases, NOW, root, withOwnFirstMessage } from './cases.mjs';
 import { timeAll } from './pipeline.mjs';
 
 // child: `node batch.mjs --api-child TEMPLATES CASE N` makes N API calls in a fresh process
@@ -56,8 +56,7 @@ const cell = (s, w) => String(s).padStart(w);
  * reuse of the last request's text, not what a case costs).
  */
 function caseRequest(c, i) {
-  const [first, ...rest] = c.request.messages;
-  return { ...c.request, messages: [{ ...first, content: `[${i}] ${first.content}` }, ...rest] };
+  return withOwnFirstMessage(c.request, i);
 }
 
 function caseLine(c, id) {

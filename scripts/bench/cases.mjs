@@ -45,6 +45,16 @@ export function history(total = 100) {
   return { messages, tools: TOOLS };
 }
 
+/**
+ * `request` with its own first message (`[i] ` before its content): a
+ * request that shares no leading message with request j != i, as a new
+ * conversation does (the cold requests of the benches).
+ */
+export function withOwnFirstMessage(request, i) {
+  const [first, ...rest] = request.messages;
+  return { ...request, messages: [{ ...first, content: `[${i}] ${first.content}` }, ...rest] };
+}
+
 /** A realistic small Gemma 4 agent request: one tool call and its result, then the next user turn (6 messages, 3 tools). */
 export function smallToolLoop() {
   const r = JSON.parse(readFileSync(join(root, 'examples', 'tool-loop.json'), 'utf8'));

@@ -13,7 +13,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { benchCases, history, NOW, NOW_FIELDS, root, smallToolLoop } from './cases.mjs';
+import { benchCases, history, NOW, NOW_FIELDS, root, smallToolLoop, withOwnFirstMessage } from './cases.mjs';
 
 const require = createRequire(import.meta.url);
 const RUNS = 9;
@@ -60,13 +60,7 @@ export function timeAll(fns, n) {
  * first message, and there are more of them than conversations kept.
  */
 function coldTexts(request, variants = 400) {
-  const cold = [];
-  for (let i = 0; i < variants; i++) {
-    const r = structuredClone(request);
-    r.messages[0] = { ...r.messages[0], content: `[${i}] ${r.messages[0].content}` };
-    cold.push(JSON.stringify(r));
-  }
-  return cold;
+  return Array.from({ length: variants }, (_, i) => JSON.stringify(withOwnFirstMessage(request, i)));
 }
 
 /** The context JSON renderChat builds for request `text` with `compiled` (source `src`), bench tokens. */

@@ -13,7 +13,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { history, NOW, root, smallToolLoop, templatesDir as resolveTemplates } from './cases.mjs';
+import { history, NOW, root, smallToolLoop, templatesDir as resolveTemplates, withOwnFirstMessage } from './cases.mjs';
 
 const argv = process.argv.slice(2);
 const opt = (k, d) => {
@@ -36,7 +36,7 @@ if (opt('child') !== undefined) {
   if (opt('mode') === 'object') {
     texts = [request];
   } else if (opt('mode') === 'cold') {
-    texts = Array.from({ length: 400 }, (_, i) => JSON.stringify({ ...request, messages: [{ ...request.messages[0], content: `[${i}] ${request.messages[0].content}` }, ...request.messages.slice(1)] }));
+    texts = Array.from({ length: 400 }, (_, i) => JSON.stringify(withOwnFirstMessage(request, i)));
   } else {
     const n = request.messages.length;
     const turns = Math.max(1, Math.min(10, Math.floor((n - 2) / 2)));
