@@ -23,109 +23,87 @@ constexpr size_t kNone = static_cast<size_t>(-1);
 
 bool is_ws(char16_t c) { return c == u' ' || c == u'\n' || c == u'\r' || c == u'\t'; }
 
-// The scan of a string or container value from its first unit `i`: only
-// quotes, backslashes and brackets matter, so blocks of units are tested for
-// those at once and the units found are fed, in order, to a small state
-// machine (inside a string or not, the unit a backslash escapes, the
-// depth). A string ends at the first quote after an even run of
-// backslashes, exactly where json-spans' stringEnd finds it.
-class Scan {
- public:
-  Scan(const char16_t* s, size_t n) : s_(s), n_(n) {}
-
-  size_t value_end(size_t i) {
-    size_t j = i;
+// Feeds `feed` each unit of s[j, n) that is one of `Units`, in order, and
+// stops at the first feed that returns true: just past that unit, or kNone.
+// Blocks of sixteen units are tested for all of them at once where SSE2 is
+// there, so the units in between cost next to nothing.
+template <char16_t... Units, class Feed>
+size_t each_unit(const char16_t* s, size_t n, size_t j, Feed&& feed) {
 #if defined(JINJA_HAVE_SSE2)
-    const __m128i quote = _mm_set1_epi16(u'"'), backslash = _mm_set1_epi16(u'\\');
-    const __m128i lb = _mm_set1_epi16(u'['), rb = _mm_set1_epi16(u']'), lc = _mm_set1_epi16(u'{'), rc = _mm_set1_epi16(u'}');
-    auto marks = [&](__m128i v) {
-      return _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi16(v, quote), _mm_cmpeq_epi16(v, backslash)),
-                          _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi16(v, lb), _mm_cmpeq_epi16(v, rb)),
-                                       _mm_or_si128(_mm_cmpeq_epi16(v, lc), _mm_cmpeq_epi16(v, rc))));
-    };
-    for (; j + 16 <= n_; j += 16) {
-      const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s_ + j));
-      const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s_ + j + 8));
-      // one bit per unit (the compares give 0 or -1, which packing keeps)
-      for (unsigned m = unsigned(_mm_movemask_epi8(_mm_packs_epi16(marks(a), marks(b)))); m != 0; m &= m - 1) {
-        const size_t k = j + size_t(std::countr_zero(m));
-        if (feed(k)) return k + 1;
-      }
-    }
-#endif
-    for (; j < n_; ++j) {
-      const char16_t c = s_[j];
-      if ((c == u'"' || c == u'\\' || c == u'[' || c == u']' || c == u'{' || c == u'}') && feed(j)) return j + 1;
-    }
-    return kNone;
-  }
-
- private:
-  // One marked unit at `k`, in order; true where the value ends with it.
-  bool feed(size_t k) {
-    if (k == escaped_) return false;
-    const char16_t c = s_[k];
-    if (in_string_) {
-      if (c == u'\\') {
-        escaped_ = k + 1;
-      } else if (c == u'"') {
-        in_string_ = false;
-        return depth_ == 0;
-      }
-      return false;
-    }
-    switch (c) {
-      case u'"': in_string_ = true; return false;
-      case u'[':
-      case u'{': ++depth_; return false;
-      case u']':
-      case u'}': return depth_ > 0 && --depth_ == 0;
-      default: return false;  // a backslash outside strings (not JSON; skipped as json-spans does)
-    }
-  }
-
-  const char16_t* s_;
-  size_t n_;
-  size_t depth_ = 0;
-  bool in_string_ = false;
-  size_t escaped_ = kNone;  // the unit a backslash escaped
-};
-
-// The `:` outside strings of a JSON text, with the same string rule as
-// Scan (a string ends at the first quote after an even run of
-// backslashes): in valid JSON, its object members, duplicates included.
-size_t colons_outside_strings(const char16_t* s, size_t n) {
-  size_t count = 0;
-  bool in_string = false;
-  size_t escaped = kNone;
-  auto feed = [&](size_t k) {
-    if (k == escaped) return;
-    const char16_t c = s[k];
-    if (in_string) {
-      if (c == u'\\') escaped = k + 1;
-      else if (c == u'"') in_string = false;
-    } else if (c == u'"') {
-      in_string = true;
-    } else if (c == u':') {
-      ++count;
-    }
-  };
-  size_t j = 0;
-#if defined(JINJA_HAVE_SSE2)
-  const __m128i quote = _mm_set1_epi16(u'"'), backslash = _mm_set1_epi16(u'\\'), colon = _mm_set1_epi16(u':');
-  auto marks = [&](__m128i v) {
-    return _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi16(v, quote), _mm_cmpeq_epi16(v, backslash)), _mm_cmpeq_epi16(v, colon));
+  auto marks = [](__m128i v) {
+    __m128i m = _mm_setzero_si128();
+    ((m = _mm_or_si128(m, _mm_cmpeq_epi16(v, _mm_set1_epi16(short(Units))))), ...);
+    return m;
   };
   for (; j + 16 <= n; j += 16) {
     const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + j));
     const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + j + 8));
-    for (unsigned m = unsigned(_mm_movemask_epi8(_mm_packs_epi16(marks(a), marks(b)))); m != 0; m &= m - 1) feed(j + size_t(std::countr_zero(m)));
+    // one bit per unit (the compares give 0 or -1, which packing keeps)
+    for (unsigned m = unsigned(_mm_movemask_epi8(_mm_packs_epi16(marks(a), marks(b)))); m != 0; m &= m - 1) {
+      const size_t k = j + size_t(std::countr_zero(m));
+      if (feed(k)) return k + 1;
+    }
   }
 #endif
-  for (; j < n; ++j) {
-    const char16_t c = s[j];
-    if (c == u'"' || c == u'\\' || c == u':') feed(j);
+  for (; j < n; ++j)
+    if (((s[j] == Units) || ...) && feed(j)) return j + 1;
+  return kNone;
+}
+
+// Where the strings of a JSON text are, from its quotes and backslashes fed
+// in order (with whatever other units a scan marks): a string ends at the
+// first quote after an even run of backslashes, exactly where json-spans'
+// stringEnd finds it.
+class Strings {
+ public:
+  // The marked unit `c` at `k`: true where it is structure outside strings
+  // (not a quote, nor a backslash, which outside strings is not JSON and is
+  // skipped as json-spans does).
+  bool structural(char16_t c, size_t k) {
+    if (k == escaped_) return false;
+    if (inside_) {
+      if (c == u'\\') escaped_ = k + 1;
+      else if (c == u'"') inside_ = false;
+      return false;
+    }
+    if (c == u'"') inside_ = true;
+    return c != u'"' && c != u'\\';
   }
+  bool inside() const { return inside_; }
+
+ private:
+  bool inside_ = false;
+  size_t escaped_ = kNone;  // the unit a backslash escaped
+};
+
+// Just past the string or container value whose first unit is at `i`:
+// its quotes, backslashes and brackets fed in order to the string rule and
+// a depth count; kNone where it does not end.
+size_t scan_value_end(const char16_t* s, size_t n, size_t i) {
+  Strings strings;
+  size_t depth = 0;
+  return each_unit<u'"', u'\\', u'[', u']', u'{', u'}'>(s, n, i, [&](size_t k) {
+    const char16_t c = s[k];
+    const bool was_inside = strings.inside();
+    // (a string that closes at depth 0 was the value)
+    if (!strings.structural(c, k)) return was_inside && !strings.inside() && depth == 0;
+    if (c == u'[' || c == u'{') {
+      ++depth;
+      return false;
+    }
+    return depth > 0 && --depth == 0;
+  });
+}
+
+// The `:` outside strings of a JSON text: in valid JSON, its object
+// members, duplicates included.
+size_t colons_outside_strings(const char16_t* s, size_t n) {
+  Strings strings;
+  size_t count = 0;
+  each_unit<u'"', u'\\', u':'>(s, n, 0, [&](size_t k) {
+    if (strings.structural(s[k], k)) ++count;
+    return false;
+  });
   return count;
 }
 
@@ -137,7 +115,7 @@ size_t value_end(const char16_t* s, size_t n, size_t i) {
     while (j < n && s[j] != u',' && s[j] != u']' && s[j] != u'}' && !is_ws(s[j])) ++j;
     return j;
   }
-  return Scan(s, n).value_end(i);
+  return scan_value_end(s, n, i);
 }
 
 // `scan` over this thread's copy of a JS string's UTF-16 units (kept up to
